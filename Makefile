@@ -1,0 +1,138 @@
+# rtshim — one non-recursive Makefile.  `make`, `make check`, `make demo`, `make bench`,
+# `make install`, `make uninstall`, `make clean`.  Everything is built under build/.
+#
+# Layout of build/ mirrors an installed tree so the same relative paths work in both:
+#   build/bin/rtrun
+#   build/lib/<multiarch>/rtshim/librtshim.so, librtshim-client.so
+#   build/tests/...   unit tests and probe programs (never installed)
+
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+LIBDIR    ?= $(PREFIX)/lib/$(MULTIARCH)
+PKGLIBDIR ?= $(LIBDIR)/rtshim
+MANDIR    ?= $(PREFIX)/share/man
+DESTDIR   ?=
+VERSION   := 0.1.0
+
+CC        ?= cc
+PKG_CONFIG ?= pkg-config
+CFLAGS    ?= -O2 -g
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -fPIC -DRTSHIM_VERSION='"$(VERSION)"'
+DBUS_CFLAGS := $(shell $(PKG_CONFIG) --cflags dbus-1 2>/dev/null)
+DBUS_LIBS   := $(shell $(PKG_CONFIG) --libs dbus-1 2>/dev/null)
+UNWIND_CFLAGS := $(shell $(PKG_CONFIG) --cflags libunwind 2>/dev/null)
+UNWIND_LIBS   := $(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# SANITIZE=1 builds everything (shim included) with ASan+UBSan into build-asan/.
+ifeq ($(SANITIZE),1)
+B         ?= build-asan
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B         ?= build
+SAN       :=
+endif
+
+LIBOUT    := $(B)/lib/$(MULTIARCH)/rtshim
+SHIM      := $(LIBOUT)/librtshim.so
+CLIENT    := $(LIBOUT)/librtshim-client.so
+RTRUN     := $(B)/bin/rtrun
+
+# Sources.  shim/hooks-*.c hold the interposers; the rest of shim/ is plain code that unit
+# tests and rtrun may link.  Every .c in tests/probes/ is a probe program, tests/probes/lib*.c
+# a shared library for probes; every tests/unit/test-*.c a cmocka test.
+CLIENT_SRC := $(wildcard daemon-client/*.c)
+SHIM_SRC   := $(wildcard shim/*.c)
+SHIM_PURE  := $(filter-out shim/hooks-%.c,$(SHIM_SRC))
+WRAPPER_SRC := $(wildcard wrapper/*.c)
+PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
+PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
+UNIT_SRC   := $(wildcard tests/unit/test-*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
+SHIM_OBJ   := $(call obj,$(SHIM_SRC))
+SHIM_PURE_OBJ := $(call obj,$(SHIM_PURE))
+WRAPPER_OBJ := $(call obj,$(WRAPPER_SRC))
+PROBES     := $(patsubst tests/probes/%.c,$(B)/tests/probes/%,$(PROBE_SRC))
+PROBELIBS  := $(patsubst tests/probes/%.c,$(B)/tests/probes/%.so,$(PROBELIB_SRC))
+UNITS      := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+
+.PHONY: all tests check demo bench install uninstall clean deps
+all: $(SHIM) $(CLIENT) $(RTRUN)
+tests: all $(PROBES) $(PROBELIBS) $(UNITS)
+
+$(B)/obj/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden $(DBUS_CFLAGS) -c -o $@ $<
+
+# The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
+# asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
+$(B)/obj/shim/%.o: shim/%.c $(wildcard shim/*.h) daemon-client/rtkit-client.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Idaemon-client -c -o $@ $<
+
+$(B)/obj/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcard shim/*.h) daemon-client/rtkit-client.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Ishim $(DBUS_CFLAGS) \
+	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
+
+$(SHIM): $(SHIM_OBJ) shim/librtshim.map
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN) -Wl,--version-script=shim/librtshim.map -Wl,-z,now -Wl,-z,relro \
+	  -Wl,--no-undefined -o $@ $(SHIM_OBJ)
+
+$(CLIENT): $(CLIENT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared $(SAN) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
+
+$(RTRUN): $(WRAPPER_OBJ) $(CLIENT_OBJ) $(SHIM_PURE_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(SAN) -o $@ $^ $(DBUS_LIBS)
+
+$(B)/tests/probes/lib%.so: tests/probes/lib%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -shared -o $@ $< -pthread
+
+$(B)/tests/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
+	  -L$(B)/tests/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
+
+$(B)/tests/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
+	  $(SHIM_PURE_OBJ) $(CLIENT_OBJ) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
+
+deps:
+	@scripts/install-deps
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@B=$(B) tests/run
+
+demo: deps all
+	@$(MAKE) --no-print-directory tests
+	@B=$(B) scripts/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory tests
+	@B=$(B) scripts/bench
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(RTRUN) $(DESTDIR)$(BINDIR)/rtrun
+	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
+	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
+	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
+	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 \
+	  $(DESTDIR)$(MANDIR)/man7/rtshim.7
+	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+
+clean:
+	rm -rf build build-asan

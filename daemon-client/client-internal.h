@@ -1,0 +1,41 @@
+/* client-internal.h — what the files of daemon-client/ share; nothing here is exported.
+ *
+ * Everything is hidden (the library is built with -fvisibility=hidden); unit tests link the
+ * objects directly and may call these.
+ */
+#ifndef RTSHIM_CLIENT_INTERNAL_H
+#define RTSHIM_CLIENT_INTERNAL_H
+
+#include <dbus/dbus.h>
+#include <time.h>
+
+#define RTSHIM_EXPORT __attribute__((visibility("default")))
+
+#define RTKIT_SERVICE_NAME "org.freedesktop.RealtimeKit1"
+#define RTKIT_OBJECT_PATH  "/org/freedesktop/RealtimeKit1"
+#define RTKIT_INTERFACE    "org.freedesktop.RealtimeKit1"
+
+/* errors.c — pure functions, no bus needed. */
+
+/* The negative errno for an error reply (name, message) of a method call. */
+int rtshim_errno_from_dbus_error(const char *name, const char *message);
+
+/* The same for an error while connecting (open, authenticate, Hello): everything but a
+ * timeout or lack of memory means "no usable bus" (-ENOTCONN). */
+int rtshim_errno_from_connect_error(const char *name, const char *message);
+
+/* connection.c */
+
+/* The budget of one API call: now + the configured timeout (CLOCK_MONOTONIC). */
+void rtshim_deadline_start(struct timespec *deadline);
+
+/* Lock the connection (and forget it if we are a forked child); always pair with unlock. */
+void rtshim_conn_lock(void);
+void rtshim_conn_unlock(void);
+
+/* With the lock held: send `msg` (connecting first if needed) and wait for the reply until
+ * `deadline`. Returns 0 and a method-return in *reply (caller unrefs), or a negative errno. */
+int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
+			    DBusMessage **reply);
+
+#endif

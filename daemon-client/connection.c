@@ -1,0 +1,295 @@
+/* connection.c — the one private connection to the system bus: connect, timeout, fork.
+ *
+ * - Private (dbus_connection_open_private): never shared with libdbus users in the host
+ *   program, never exit-on-disconnect, SIGPIPE disposition left alone.
+ * - The bus Hello is done here with our own timeout (dbus_bus_register would wait up to
+ *   libdbus's 25 s default on a hung bus).
+ * - One mutex guards the connection; every API call runs under it with one deadline
+ *   (waiting for the mutex, connecting and the call itself all count).
+ * - Fork: pthread_atfork takes the mutex around fork, so no thread is inside libdbus when the
+ *   child is created; the child forgets the parent's connection (never closes or unrefs the
+ *   object, whose state belongs to the parent) and closes its copy of the socket. A child made
+ *   without the atfork handlers is caught by comparing getpid() with the connecting PID.
+ * - Reconnect: a connection that is no longer connected (bus restarted) is dropped and a new
+ *   one is opened by the next call.
+ * No constructors: rtrun links this statically and the shim loads it late with dlopen.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "client-internal.h"
+#include "rtkit-client.h"
+
+/* libdbus's built-in default; /var/run is /run on every current distribution. */
+#define SYSTEM_BUS_DEFAULT_ADDRESS "unix:path=/var/run/dbus/system_bus_socket"
+
+static pthread_mutex_t conn_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+/* Guarded by conn_mutex. */
+static DBusConnection *conn;
+static pid_t conn_pid;
+static int conn_fd = -1;
+/* The parent's connection in a forked child: never used again, only kept reachable. */
+static DBusConnection *abandoned;
+
+/* Thread holding conn_mutex (0: none); lets a fork from a signal handler that interrupted
+ * our own critical section proceed instead of deadlocking in atfork_prepare. */
+static pid_t lock_owner;
+/* Set by atfork_prepare when it took the mutex; read by the handlers of the same fork. */
+static int fork_took_lock;
+
+static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
+
+RTSHIM_EXPORT void rtkit_set_timeout_ms(int ms)
+{
+	__atomic_store_n(&timeout_ms, ms > 0 ? ms : RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS,
+			 __ATOMIC_RELAXED);
+}
+
+void rtshim_deadline_start(struct timespec *deadline)
+{
+	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += ms / 1000;
+	deadline->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (deadline->tv_nsec >= 1000000000L) {
+		deadline->tv_sec++;
+		deadline->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Milliseconds left until the deadline, rounded up; 0 when it has passed. */
+static int remaining_ms(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(deadline->tv_sec - now.tv_sec) * 1000000000LL +
+	     (deadline->tv_nsec - now.tv_nsec);
+	if (ns <= 0)
+		return 0;
+	return (int)((ns + 999999LL) / 1000000LL);
+}
+
+/* The parent's connection is not ours: drop the pointer, keep the object reachable. */
+static void forget_parent_connection(void)
+{
+	if (conn)
+		abandoned = conn;
+	conn = NULL;
+	conn_fd = -1;
+}
+
+static void drop_connection_locked(void)
+{
+	if (!conn)
+		return;
+	dbus_connection_close(conn);
+	dbus_connection_unref(conn);
+	conn = NULL;
+	conn_fd = -1;
+}
+
+static void atfork_prepare(void)
+{
+	if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == gettid()) {
+		fork_took_lock = 0;
+		return;
+	}
+	pthread_mutex_lock(&conn_mutex);
+	fork_took_lock = 1;
+}
+
+static void atfork_parent(void)
+{
+	if (fork_took_lock) {
+		fork_took_lock = 0;
+		pthread_mutex_unlock(&conn_mutex);
+	}
+}
+
+static void atfork_child(void)
+{
+	/* No other thread exists here, and none was inside libdbus at the fork (we held the
+	 * mutex). Closing our copy of the socket lets the bus see the parent alone. */
+	if (conn && conn_fd >= 0)
+		close(conn_fd);
+	forget_parent_connection();
+	if (fork_took_lock) {
+		fork_took_lock = 0;
+		pthread_mutex_unlock(&conn_mutex);
+	}
+}
+
+static void init_once_fn(void)
+{
+	dbus_threads_init_default();
+	/* On failure (ENOMEM) the getpid() check in rtshim_conn_lock still protects the child. */
+	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+int rtshim_conn_lock(const struct timespec *deadline)
+{
+	int r;
+
+	pthread_once(&init_once, init_once_fn);
+	r = pthread_mutex_clocklock(&conn_mutex, CLOCK_MONOTONIC, deadline);
+	if (r != 0)
+		return r == ETIMEDOUT ? -ETIMEDOUT : -r;
+	__atomic_store_n(&lock_owner, gettid(), __ATOMIC_RELAXED);
+
+	/* A child created without our atfork handlers (raw clone): same rule. */
+	if (conn && conn_pid != getpid())
+		forget_parent_connection();
+	return 0;
+}
+
+void rtshim_conn_unlock(void)
+{
+	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&conn_mutex);
+}
+
+static int dbus_error_to_connect_errno(DBusError *error)
+{
+	int r = rtshim_errno_from_connect_error(error->name, error->message);
+
+	dbus_error_free(error);
+	return r;
+}
+
+/* Hello with our timeout; sets the unique name the way dbus_bus_register would. */
+static int say_hello(DBusConnection *c, const struct timespec *deadline)
+{
+	DBusMessage *m, *reply;
+	DBusError error;
+	const char *name = NULL;
+	int ms, r = 0;
+
+	ms = remaining_ms(deadline);
+	if (ms <= 0)
+		return -ETIMEDOUT;
+
+	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					 "Hello");
+	if (!m)
+		return -ENOMEM;
+
+	dbus_error_init(&error);
+	reply = dbus_connection_send_with_reply_and_block(c, m, ms, &error);
+	dbus_message_unref(m);
+	if (!reply)
+		return dbus_error_to_connect_errno(&error);
+
+	if (!dbus_message_get_args(reply, &error, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
+		dbus_error_free(&error);
+		r = -EPROTO;
+	} else if (!dbus_bus_set_unique_name(c, name)) {
+		r = -ENOMEM;
+	}
+	dbus_message_unref(reply);
+	return r;
+}
+
+static int connect_locked(const struct timespec *deadline)
+{
+	DBusConnection *c;
+	DBusError error;
+	const char *address;
+	int fd = -1, flags, r;
+
+	address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+	if (!address || !*address)
+		address = SYSTEM_BUS_DEFAULT_ADDRESS;
+
+	/* Must precede the connection's creation: libdbus would set SIGPIPE to SIG_IGN in the
+	 * host program. libdbus writes to sockets with MSG_NOSIGNAL, so nothing is lost. */
+	dbus_connection_set_change_sigpipe(FALSE);
+
+	dbus_error_init(&error);
+	c = dbus_connection_open_private(address, &error);
+	if (!c)
+		return dbus_error_to_connect_errno(&error);
+	dbus_connection_set_exit_on_disconnect(c, FALSE);
+
+	/* libdbus creates the socket with SOCK_CLOEXEC; make sure, an exec must not inherit it. */
+	if (dbus_connection_get_socket(c, &fd)) {
+		flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	} else {
+		fd = -1;
+	}
+
+	r = say_hello(c, deadline);
+	if (r < 0) {
+		dbus_connection_close(c);
+		dbus_connection_unref(c);
+		return r;
+	}
+
+	conn = c;
+	conn_fd = fd;
+	conn_pid = getpid();
+	return 0;
+}
+
+/* Throw away whatever arrived that is not a reply we wait for (NameAcquired, late replies
+ * to calls that timed out): nothing dispatches this connection. */
+static void drain_locked(void)
+{
+	DBusMessage *m;
+
+	while ((m = dbus_connection_pop_message(conn)))
+		dbus_message_unref(m);
+}
+
+int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
+			    DBusMessage **reply)
+{
+	DBusMessage *rep;
+	DBusError error;
+	int ms, r;
+
+	*reply = NULL;
+
+	if (conn) {
+		/* Notice a bus that went away since the last call (reads a pending EOF). */
+		(void)dbus_connection_read_write(conn, 0);
+		drain_locked();
+		if (!dbus_connection_get_is_connected(conn))
+			drop_connection_locked();
+	}
+	if (!conn) {
+		r = connect_locked(deadline);
+		if (r < 0)
+			return r;
+	}
+
+	ms = remaining_ms(deadline);
+	if (ms <= 0)
+		return -ETIMEDOUT;
+
+	dbus_error_init(&error);
+	rep = dbus_connection_send_with_reply_and_block(conn, msg, ms, &error);
+	drain_locked();
+	if (!rep) {
+		r = rtshim_errno_from_dbus_error(error.name, error.message);
+		dbus_error_free(&error);
+		if (!dbus_connection_get_is_connected(conn)) {
+			drop_connection_locked();
+			if (r != -ETIMEDOUT && r != -ENOMEM)
+				r = -ENOTCONN;
+		}
+		return r;
+	}
+
+	*reply = rep;
+	return 0;
+}

@@ -1,0 +1,111 @@
+/* errors.c — D-Bus error replies → negative errno, and one-line explanations.
+ *
+ * Pure functions: no bus, no state. rtkit 0.13 sends EPERM/EACCES/EBUSY as AccessDenied and
+ * everything else (but ENOMEM) as Failed, with strerror() as the message, so the message is
+ * the only way to tell EBUSY from EPERM and EINVAL from ENOENT.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "client-internal.h"
+#include "rtkit-client.h"
+
+static int name_is(const char *name, const char *what)
+{
+	return strcmp(name, what) == 0;
+}
+
+static int message_has(const char *message, const char *what)
+{
+	return message && strcasestr(message, what);
+}
+
+int rtshim_errno_from_dbus_error(const char *name, const char *message)
+{
+	if (!name || !*name)
+		return -EIO;
+
+	if (name_is(name, DBUS_ERROR_ACCESS_DENIED) ||
+	    name_is(name, DBUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+		return message_has(message, "busy") ? -EBUSY : -EPERM;
+
+	if (name_is(name, DBUS_ERROR_FAILED)) {
+		if (message_has(message, "Invalid argument"))
+			return -EINVAL;
+		if (message_has(message, "No such file or directory") ||
+		    message_has(message, "No such process"))
+			return -ENOENT;
+		if (message_has(message, "busy"))
+			return -EBUSY;
+		return -EIO;
+	}
+
+	if (name_is(name, DBUS_ERROR_INVALID_ARGS))
+		return -EINVAL;
+
+	if (name_is(name, DBUS_ERROR_NO_MEMORY))
+		return -ENOMEM;
+
+	/* The bus says this when the daemon left the bus during our call: it is gone, not hung. */
+	if (name_is(name, DBUS_ERROR_NO_REPLY) && message_has(message, "disconnected"))
+		return -ENOTCONN;
+
+	if (name_is(name, DBUS_ERROR_NO_REPLY) || name_is(name, DBUS_ERROR_TIMEOUT) ||
+	    name_is(name, DBUS_ERROR_TIMED_OUT))
+		return -ETIMEDOUT;
+
+	if (name_is(name, DBUS_ERROR_SERVICE_UNKNOWN) || name_is(name, DBUS_ERROR_NAME_HAS_NO_OWNER) ||
+	    name_is(name, DBUS_ERROR_NO_SERVER) || name_is(name, DBUS_ERROR_DISCONNECTED) ||
+	    name_is(name, DBUS_ERROR_FILE_NOT_FOUND) || name_is(name, DBUS_ERROR_NO_NETWORK) ||
+	    name_is(name, DBUS_ERROR_BAD_ADDRESS) || name_is(name, DBUS_ERROR_AUTH_FAILED) ||
+	    strncmp(name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0)
+		return -ENOTCONN;
+
+	if (name_is(name, DBUS_ERROR_UNKNOWN_METHOD) || name_is(name, DBUS_ERROR_UNKNOWN_OBJECT) ||
+	    name_is(name, DBUS_ERROR_UNKNOWN_INTERFACE) || name_is(name, DBUS_ERROR_UNKNOWN_PROPERTY) ||
+	    name_is(name, DBUS_ERROR_INVALID_SIGNATURE) ||
+	    name_is(name, DBUS_ERROR_INCONSISTENT_MESSAGE))
+		return -EPROTO;
+
+	return -EIO;
+}
+
+int rtshim_errno_from_connect_error(const char *name, const char *message)
+{
+	int r = rtshim_errno_from_dbus_error(name, message);
+
+	return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
+}
+
+RTSHIM_EXPORT const char *rtkit_strerror(int err)
+{
+	/* Negating INT_MIN would be undefined; in unsigned arithmetic it is just "unknown". */
+	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;
+
+	switch (e) {
+	case 0:
+		return "success";
+	case EPERM:
+		return "rtkit refused: priority above its maximum, RLIMIT_RTTIME not set or too high, "
+		       "or polkit denied this session";
+	case EBUSY:
+		return "rtkit refused: a per-user limit was reached (realtime threads, processes, "
+		       "or requests in the last burst interval)";
+	case EINVAL:
+		return "rtkit refused the value: priority outside 1..99 or nice level outside -20..19";
+	case ENOENT:
+		return "rtkit did not find the thread or process (or polkitd is not running)";
+	case ENOTCONN:
+		return "no system bus, or rtkit-daemon is not running on it";
+	case ETIMEDOUT:
+		return "no answer from rtkit-daemon or the system bus within the timeout";
+	case EPROTO:
+		return "rtkit's reply does not match the API this client knows";
+	case ENOMEM:
+		return "out of memory while talking to rtkit";
+	case EIO:
+		return "unexpected error while talking to rtkit over D-Bus";
+	default:
+		return "unknown error from the rtkit client";
+	}
+}

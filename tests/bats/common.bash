@@ -1,0 +1,64 @@
+# tests/bats/common.bash — loaded by every suite (`load common`).
+# Paths of what `make tests` built, the real stack (scripts/testbed) and readers of kernel state.
+
+RTSHIM_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+# tests/run copies build/ to a world-readable place so the unprivileged user can load it.
+B=${RTSHIM_BUILD:-$RTSHIM_ROOT/build}
+MULTIARCH=${MULTIARCH:-$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)}
+LIBOUT=$B/lib/$MULTIARCH/rtshim
+SHIM=$LIBOUT/librtshim.so
+CLIENT=$LIBOUT/librtshim-client.so
+RTRUN=$B/bin/rtrun
+PROBES=$B/tests/probes
+TESTBED=$RTSHIM_ROOT/scripts/testbed
+TEST_USER=${RTSHIM_TEST_USER:-rtshim-test}
+export RTSHIM_ROOT B MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER
+
+# tb_start [--deny] [--fifo] [-- RTKIT-DAEMON-ARGS...]: a private stack for this suite.
+tb_start() {
+	if [[ -z ${TB_DIR:-} ]]; then
+		TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX)
+		export TB_DIR
+	fi
+	"$TESTBED" stop --dir "$TB_DIR" >/dev/null 2>&1 || true
+	"$TESTBED" start --dir "$TB_DIR" "$@"
+}
+
+tb_stop() {
+	[[ -n ${TB_DIR:-} ]] || return 0
+	"$TESTBED" stop --dir "$TB_DIR"
+	rm -rf "$TB_DIR"
+	unset TB_DIR
+}
+
+tb_pid() { "$TESTBED" pid --dir "$TB_DIR" "$1"; }
+tb_restart_rtkit() { "$TESTBED" restart-rtkit --dir "$TB_DIR"; }
+tb_polkit() { "$TESTBED" polkit --dir "$TB_DIR" "$1"; }
+tb_rtkit_log() { cat "$TB_DIR/rtkit.log"; }
+
+# as_user CMD...: CMD as the unprivileged test user (RLIMIT_RTPRIO 0, no capabilities) on the
+# private bus.  as_root CMD...: CMD as root on the private bus.
+as_user() { "$TESTBED" run --dir "$TB_DIR" -- "$@"; }
+as_root() { "$TESTBED" run --dir "$TB_DIR" --root -- "$@"; }
+
+# sched_of [PID] TID: the thread's policy and priority as the kernel reports them (chrt -p),
+# e.g. "SCHED_RR|SCHED_RESET_ON_FORK 20" or "SCHED_OTHER 0".
+sched_of() {
+	local tid=${2:-$1}
+	chrt -p "$tid" | awk -F': ' '/policy/ { p = $2 } /priority/ { print p, $2 }'
+}
+
+# hard_rttime PID / soft_rttime PID: RLIMIT_RTTIME from /proc/PID/limits ("unlimited" or µs).
+hard_rttime() { awk '/^Max realtime timeout/ { print $5 }' "/proc/$1/limits"; }
+soft_rttime() { awk '/^Max realtime timeout/ { print $4 }' "/proc/$1/limits"; }
+
+# wait_for_file FILE [SECONDS]: poll until FILE exists and is not empty.
+wait_for_file() {
+	local i
+	for ((i = 0; i < ${2:-10} * 20; i++)); do
+		[[ -s $1 ]] && return 0
+		sleep 0.05
+	done
+	echo "timed out waiting for $1" >&2
+	return 1
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bats
+# The testbed itself: the real stack comes up, proves the premise, and leaves nothing behind.
+
+load common
+
+RTKIT_CALL=(busctl --system call org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1
+	org.freedesktop.RealtimeKit1 MakeThreadRealtime tu 0 10)
+
+teardown() { tb_stop; }
+
+# PIDs of dbus-daemon/polkitd/rtkit-daemon processes whose command line names DIR.
+stack_pids() { pgrep -f -- "$1" || true; }
+
+@test "testbed: start brings up bus, polkitd and rtkit; stop leaves nothing running" {
+	tb_start
+	run "$TESTBED" status --dir "$TB_DIR"
+	[ "$status" -eq 0 ]
+	[[ $output == *"bus: running"* && $output == *"polkit: running"* && $output == *"rtkit: running"* ]]
+	local pids="$(tb_pid bus) $(tb_pid polkit) $(tb_pid rtkit)"
+	local dir=$TB_DIR
+	"$TESTBED" stop --dir "$dir"
+	for p in $pids; do [ ! -d /proc/$p ]; done
+	[ ! -e "$dir/bus" ]
+	rm -rf "$dir"; unset TB_DIR
+}
+
+@test "testbed: the test user's direct SCHED_FIFO call fails with EPERM" {
+	tb_start
+	run as_user chrt -f 10 true
+	[ "$status" -ne 0 ]
+	[[ $output == *"Operation not permitted"* ]]
+	run as_user sh -c 'ulimit -r; id -u'
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" != 0 ]
+}
+
+@test "testbed: rtkit grants the test user RT with a bounded RLIMIT_RTTIME, refuses without" {
+	tb_start
+	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+	[ "$status" -eq 0 ]
+	run as_user "${RTKIT_CALL[@]}"
+	[ "$status" -ne 0 ]
+	[[ $output == *"Access denied"* ]]
+	grep -q "Successfully made thread" "$TB_DIR/rtkit.log"
+}
+
+@test "testbed: a deny rule makes polkit refuse, only inside polkitd's namespace" {
+	tb_start --deny
+	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+	[ "$status" -ne 0 ]
+	[[ $output == *"Access denied"* ]]
+	! grep -rqs rtshim /etc/polkit-1/rules.d
+	tb_polkit allow
+	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+	[ "$status" -eq 0 ]
+}
+
+@test "testbed: rtkit limits from the command line reach the daemon" {
+	# rtkit refuses a client maximum above its own priority (21 by default)
+	tb_start -- --our-realtime-priority=31 --max-realtime-priority=30
+	run as_user busctl --system get-property org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
+		org.freedesktop.RealtimeKit1 MaxRealtimePriority
+	[ "$output" = "i 30" ]
+}
+
+@test "testbed: a failed start leaves nothing running" {
+	TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX); export TB_DIR
+	run "$TESTBED" start --dir "$TB_DIR" -- --no-such-rtkit-option
+	[ "$status" -ne 0 ]
+	[ -z "$(stack_pids "$TB_DIR")" ]
+	run "$TESTBED" status --dir "$TB_DIR"
+	[ "$status" -ne 0 ]
+}
+
+@test "testbed: restart-rtkit gives a new daemon on the same bus" {
+	tb_start
+	local old=$(tb_pid rtkit)
+	tb_restart_rtkit
+	local new=$(tb_pid rtkit)
+	[ "$old" != "$new" ]
+	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+	[ "$status" -eq 0 ]
+}
