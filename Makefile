@@ -35,7 +35,14 @@ B         ?= build
 SAN       :=
 endif
 
+NATIVE_MULTIARCH := $(shell cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 LIBOUT    := $(B)/lib/$(MULTIARCH)/rtshim
+# Objects and test programs of a foreign architecture (the i386 build) go beside the native ones.
+ifeq ($(MULTIARCH),$(NATIVE_MULTIARCH))
+TESTOUT   := $(B)/tests
+else
+TESTOUT   := $(B)/tests/$(MULTIARCH)
+endif
 SHIM      := $(LIBOUT)/librtshim.so
 CLIENT    := $(LIBOUT)/librtshim-client.so
 RTRUN     := $(B)/bin/rtrun
@@ -51,30 +58,41 @@ PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
 UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 
-obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+obj = $(patsubst %.c,$(B)/obj/$(MULTIARCH)/%.o,$(1))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 SHIM_OBJ   := $(call obj,$(SHIM_SRC))
 SHIM_PURE_OBJ := $(call obj,$(SHIM_PURE))
 WRAPPER_OBJ := $(call obj,$(WRAPPER_SRC))
-PROBES     := $(patsubst tests/probes/%.c,$(B)/tests/probes/%,$(PROBE_SRC))
-PROBELIBS  := $(patsubst tests/probes/%.c,$(B)/tests/probes/%.so,$(PROBELIB_SRC))
-UNITS      := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+PROBES     := $(patsubst tests/probes/%.c,$(TESTOUT)/probes/%,$(PROBE_SRC))
+PROBELIBS  := $(patsubst tests/probes/%.c,$(TESTOUT)/probes/%.so,$(PROBELIB_SRC))
+UNITS      := $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(UNIT_SRC))
 
-.PHONY: all tests check demo bench install uninstall clean deps
+.PHONY: all tests check demo bench install uninstall clean deps i386 i386-libs
 all: $(SHIM) $(CLIENT) $(RTRUN)
-tests: all $(PROBES) $(PROBELIBS) $(UNITS)
+tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(if $(I386),i386)
 
-$(B)/obj/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h)
+# The 32-bit shim and client beside the 64-bit ones, so that one LD_PRELOAD value with the
+# loader's $LIB token serves both ELF classes; plus the 32-bit probes to prove it.  Built by
+# `make tests` when an i386 toolchain and libdbus-1-dev:i386 are installed (scripts/install-deps).
+I386_PC   := /usr/lib/i386-linux-gnu/pkgconfig
+I386      ?= $(if $(filter x86_64-linux-gnu,$(MULTIARCH)),$(wildcard $(I386_PC)/dbus-1.pc))
+i386:
+	@$(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
+	  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386= \
+	  i386-libs
+i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
+
+$(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden $(DBUS_CFLAGS) -c -o $@ $<
 
 # The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
-$(B)/obj/shim/%.o: shim/%.c $(wildcard shim/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Idaemon-client -c -o $@ $<
 
-$(B)/obj/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcard shim/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcard shim/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Ishim $(DBUS_CFLAGS) \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
@@ -92,19 +110,29 @@ $(RTRUN): $(WRAPPER_OBJ) $(CLIENT_OBJ) $(SHIM_PURE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $^ $(DBUS_LIBS)
 
-$(B)/tests/probes/lib%.so: tests/probes/lib%.c
+$(TESTOUT)/probes/lib%.so: tests/probes/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -shared -o $@ $< -pthread
 
-$(B)/tests/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
+$(TESTOUT)/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
-	  -L$(B)/tests/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
+	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
-$(B)/tests/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
+$(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(SHIM_PURE_OBJ) $(CLIENT_OBJ) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
+# rtrun's unit tests #include the wrapper/*.c they test (rtrun's main() cannot be linked in).
+$(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UNIT_SRC))): \
+  $(wildcard wrapper/*.c wrapper/*.h)
+
+# Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
+# never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.
+BENCHES := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
+$(B)/bench/%: bench/%.c $(wildcard bench/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
 deps:
 	@scripts/install-deps
@@ -118,7 +146,7 @@ demo: deps all
 	@B=$(B) scripts/demo
 
 bench: deps
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory tests $(BENCHES)
 	@B=$(B) scripts/bench
 
 install: all
