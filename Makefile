@@ -119,6 +119,13 @@ $(TESTOUT)/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
+# rtkit-call drives the daemon client directly: linked with the client's objects like rtrun,
+# so it runs from any copy of the build tree (no rpath to a library).
+$(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ) daemon-client/rtkit-client.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
+	  -pthread -ldl
+
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
@@ -152,12 +159,13 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(RTRUN) $(DESTDIR)$(BINDIR)/rtrun
+	install -m 755 scripts/rtshim-desktop $(DESTDIR)$(BINDIR)/rtshim-desktop
 	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
 	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
 	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
+	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(BINDIR)/rtshim-desktop $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
 	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 \
 	  $(DESTDIR)$(MANDIR)/man7/rtshim.7
 	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null

@@ -29,8 +29,9 @@ int rtshim_errno_from_connect_error(const char *name, const char *message);
 /* The budget of one API call: now + the configured timeout (CLOCK_MONOTONIC). */
 void rtshim_deadline_start(struct timespec *deadline);
 
-/* Lock the connection (and forget it if we are a forked child); always pair with unlock. */
-void rtshim_conn_lock(void);
+/* Lock the connection, waiting at most until `deadline` (-ETIMEDOUT), and forget it if we
+ * are a forked child. 0 on success; then always pair with rtshim_conn_unlock(). */
+int rtshim_conn_lock(const struct timespec *deadline);
 void rtshim_conn_unlock(void);
 
 /* With the lock held: send `msg` (connecting first if needed) and wait for the reply until

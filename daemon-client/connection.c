@@ -2,8 +2,9 @@
  *
  * - Private (dbus_connection_open_private): never shared with libdbus users in the host
  *   program, never exit-on-disconnect, SIGPIPE disposition left alone.
- * - The bus Hello is done here with our own timeout (dbus_bus_register would wait up to
- *   libdbus's 25 s default on a hung bus).
+ * - Every wait is bounded by our deadline: the bus Hello is done here (dbus_bus_register
+ *   would wait up to libdbus's 25 s default), and replies are awaited with our own poll loop
+ *   (see send_and_wait: libdbus's blocking send can hang forever on a hung bus).
  * - One mutex guards the connection; every API call runs under it with one deadline
  *   (waiting for the mutex, connecting and the call itself all count).
  * - Fork: pthread_atfork takes the mutex around fork, so no thread is inside libdbus when the
@@ -156,12 +157,56 @@ void rtshim_conn_unlock(void)
 	pthread_mutex_unlock(&conn_mutex);
 }
 
-static int dbus_error_to_connect_errno(DBusError *error)
+/* Send `msg` on `c` and wait for its reply until `deadline`, never blocking past it.
+ *
+ * libdbus's own blocking calls cannot be used here: dbus_connection_send_with_reply_and_block
+ * first flushes the outgoing queue with no timeout at all, so a bus that accepts the
+ * connection and then hangs (during authentication, or with a full socket buffer) would block
+ * the caller forever. Instead: queue the message (a non-blocking write attempt), then poll the
+ * socket ourselves with the time left, taking incoming messages off the queue and keeping only
+ * the reply to our serial. Everything else (NameAcquired, late replies to calls that timed
+ * out) is dropped: nothing dispatches this connection.
+ *
+ * 0 and a method return in *reply; or a negative errno (error replies mapped by `map`). */
+static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
+			 int (*map)(const char *, const char *), DBusMessage **reply)
 {
-	int r = rtshim_errno_from_connect_error(error->name, error->message);
+	dbus_uint32_t serial = 0;
+	DBusMessage *m;
+	DBusError error;
+	int ms, r;
 
-	dbus_error_free(error);
-	return r;
+	*reply = NULL;
+	if (!dbus_connection_send(c, msg, &serial))
+		return -ENOMEM;
+
+	for (;;) {
+		while ((m = dbus_connection_pop_message(c))) {
+			int type = dbus_message_get_type(m);
+
+			if (dbus_message_get_reply_serial(m) == serial &&
+			    type == DBUS_MESSAGE_TYPE_METHOD_RETURN) {
+				*reply = m;
+				return 0;
+			}
+			if (dbus_message_get_reply_serial(m) == serial &&
+			    type == DBUS_MESSAGE_TYPE_ERROR) {
+				dbus_error_init(&error);
+				dbus_set_error_from_message(&error, m);
+				r = map(error.name, error.message);
+				dbus_error_free(&error);
+				dbus_message_unref(m);
+				return r;
+			}
+			dbus_message_unref(m);
+		}
+		if (!dbus_connection_get_is_connected(c))
+			return -ENOTCONN;
+		ms = remaining_ms(deadline);
+		if (ms <= 0)
+			return -ETIMEDOUT;
+		(void)dbus_connection_read_write(c, ms);
+	}
 }
 
 /* Hello with our timeout; sets the unique name the way dbus_bus_register would. */
@@ -170,23 +215,18 @@ static int say_hello(DBusConnection *c, const struct timespec *deadline)
 	DBusMessage *m, *reply;
 	DBusError error;
 	const char *name = NULL;
-	int ms, r = 0;
-
-	ms = remaining_ms(deadline);
-	if (ms <= 0)
-		return -ETIMEDOUT;
+	int r;
 
 	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
 					 "Hello");
 	if (!m)
 		return -ENOMEM;
+	r = send_and_wait(c, m, deadline, rtshim_errno_from_connect_error, &reply);
+	dbus_message_unref(m);
+	if (r < 0)
+		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
 
 	dbus_error_init(&error);
-	reply = dbus_connection_send_with_reply_and_block(c, m, ms, &error);
-	dbus_message_unref(m);
-	if (!reply)
-		return dbus_error_to_connect_errno(&error);
-
 	if (!dbus_message_get_args(reply, &error, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
 		dbus_error_free(&error);
 		r = -EPROTO;
@@ -214,8 +254,11 @@ static int connect_locked(const struct timespec *deadline)
 
 	dbus_error_init(&error);
 	c = dbus_connection_open_private(address, &error);
-	if (!c)
-		return dbus_error_to_connect_errno(&error);
+	if (!c) {
+		r = rtshim_errno_from_connect_error(error.name, error.message);
+		dbus_error_free(&error);
+		return r;
+	}
 	dbus_connection_set_exit_on_disconnect(c, FALSE);
 
 	/* libdbus creates the socket with SOCK_CLOEXEC; make sure, an exec must not inherit it. */
@@ -240,29 +283,16 @@ static int connect_locked(const struct timespec *deadline)
 	return 0;
 }
 
-/* Throw away whatever arrived that is not a reply we wait for (NameAcquired, late replies
- * to calls that timed out): nothing dispatches this connection. */
-static void drain_locked(void)
-{
-	DBusMessage *m;
-
-	while ((m = dbus_connection_pop_message(conn)))
-		dbus_message_unref(m);
-}
-
 int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 			    DBusMessage **reply)
 {
-	DBusMessage *rep;
-	DBusError error;
-	int ms, r;
+	int r;
 
 	*reply = NULL;
 
+	/* Notice a bus that went away since the last call: read a pending EOF without waiting. */
 	if (conn) {
-		/* Notice a bus that went away since the last call (reads a pending EOF). */
 		(void)dbus_connection_read_write(conn, 0);
-		drain_locked();
 		if (!dbus_connection_get_is_connected(conn))
 			drop_connection_locked();
 	}
@@ -272,24 +302,11 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 			return r;
 	}
 
-	ms = remaining_ms(deadline);
-	if (ms <= 0)
-		return -ETIMEDOUT;
-
-	dbus_error_init(&error);
-	rep = dbus_connection_send_with_reply_and_block(conn, msg, ms, &error);
-	drain_locked();
-	if (!rep) {
-		r = rtshim_errno_from_dbus_error(error.name, error.message);
-		dbus_error_free(&error);
-		if (!dbus_connection_get_is_connected(conn)) {
-			drop_connection_locked();
-			if (r != -ETIMEDOUT && r != -ENOMEM)
-				r = -ENOTCONN;
-		}
-		return r;
-	}
-
-	*reply = rep;
-	return 0;
+	r = send_and_wait(conn, msg, deadline, rtshim_errno_from_dbus_error, reply);
+	/* Lost the bus, or it hangs so badly that our request is not even written: start over
+	 * with a new connection next time instead of queueing behind a dead one. */
+	if (r < 0 && (!dbus_connection_get_is_connected(conn) ||
+		      dbus_connection_has_messages_to_send(conn)))
+		drop_connection_locked();
+	return r;
 }

@@ -56,4 +56,7 @@ struct rtshim_client_v1 {
 	const char *(*strerror)(int err);
 };
 
+/* The object itself, for code that links the client directly (rtrun, tests). */
+extern const struct rtshim_client_v1 rtshim_client_v1;
+
 #endif

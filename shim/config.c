@@ -1,0 +1,162 @@
+/* config.c — see config.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "log.h"
+#include "prio.h"
+
+void rtshim_config_defaults(struct rtshim_config *cfg)
+{
+	cfg->log_level = RTSHIM_LOG_WARN;
+	cfg->timeout_ms = RTSHIM_DEFAULT_TIMEOUT_MS;
+	cfg->rttime_us = RTSHIM_DEFAULT_RTTIME_US;
+	cfg->reset_on_fork = true;
+	cfg->strict = false;
+	cfg->policy = RTSHIM_POLICY_ASKED;
+	cfg->prio_map = RTSHIM_PRIO_CLAMP;
+}
+
+int rtshim_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int one_of(const char *s, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcasecmp(s, words[i]))
+			return i;
+	return -1;
+}
+
+int rtshim_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on", NULL };
+	static const char *const no[] = { "0", "no", "false", "off", NULL };
+	if (!s)
+		return -EINVAL;
+	if (one_of(s, yes) >= 0) {
+		*out = true;
+		return 0;
+	}
+	if (one_of(s, no) >= 0) {
+		*out = false;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_log(struct rtshim_config *cfg, const char *v)
+{
+	static const char *const levels[] = { "quiet", "warn", "info", "debug", NULL };
+	int i = one_of(v, levels);
+	if (i < 0)
+		return -EINVAL;
+	cfg->log_level = i; /* same order as enum rtshim_log_level */
+	return 0;
+}
+
+static int parse_timeout(struct rtshim_config *cfg, const char *v)
+{
+	uint64_t n;
+	if (rtshim_parse_u64(v, 1, RTSHIM_MAX_TIMEOUT_MS, &n) < 0)
+		return -EINVAL;
+	cfg->timeout_ms = (int)n;
+	return 0;
+}
+
+static int parse_rttime(struct rtshim_config *cfg, const char *v)
+{
+	uint64_t n;
+	if (rtshim_parse_u64(v, 1, RTSHIM_MAX_RTTIME_US, &n) < 0)
+		return -EINVAL;
+	cfg->rttime_us = (int64_t)n;
+	return 0;
+}
+
+static int parse_reset(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->reset_on_fork);
+}
+
+static int parse_strict(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->strict);
+}
+
+static int parse_policy(struct rtshim_config *cfg, const char *v)
+{
+	static const char *const names[] = { "asked", "rr", "fifo", NULL };
+	int i = one_of(v, names);
+	if (i < 0)
+		return -EINVAL;
+	cfg->policy = i; /* same order as enum rtshim_policy_choice */
+	return 0;
+}
+
+static const struct rtshim_config_var vars[] = {
+	{ "RTSHIM_LOG", "warn", "quiet, warn, info or debug", parse_log },
+	{ "RTSHIM_TIMEOUT_MS", "500", "1..60000", parse_timeout },
+	{ "RTSHIM_RTTIME_US", "200000", "1..3600000000", parse_rttime },
+	{ "RTSHIM_RESET_ON_FORK", "1", "1 or 0 (yes/no, true/false, on/off)", parse_reset },
+	{ "RTSHIM_STRICT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_strict },
+	{ "RTSHIM_POLICY", "asked", "rr, fifo or asked", parse_policy },
+};
+
+const struct rtshim_config_var *rtshim_config_vars(size_t *count)
+{
+	*count = sizeof vars / sizeof vars[0];
+	return vars;
+}
+
+int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *value)
+{
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		if (strcmp(vars[i].name, name))
+			continue;
+		if (!value)
+			return -EINVAL;
+		/* parse into a scratch copy so a bad value never leaves a half-set field */
+		struct rtshim_config tmp = *cfg;
+		if (vars[i].parse(&tmp, value) < 0)
+			return -EINVAL;
+		*cfg = tmp;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name),
+		       rtshim_config_warn_fn *warn, void *ctx)
+{
+	int bad = 0;
+	rtshim_config_defaults(cfg);
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = get(vars[i].name);
+		if (!v)
+			continue;
+		if (rtshim_config_set(cfg, vars[i].name, v) < 0) {
+			bad++;
+			if (warn)
+				warn(ctx, &vars[i], v);
+		}
+	}
+	return bad;
+}

@@ -1,0 +1,61 @@
+/* config.h — RTSHIM_* configuration: pure parsing (no environment access of its own), so unit
+ * tests, rtrun and a fuzzer can drive it.  See rtshim(7). */
+#ifndef RTSHIM_CONFIG_H
+#define RTSHIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rtshim_policy_choice {
+	RTSHIM_POLICY_ASKED = 0, /* privileged path asks what the program asked */
+	RTSHIM_POLICY_RR,
+	RTSHIM_POLICY_FIFO,
+};
+
+struct rtshim_config {
+	int log_level;      /* enum rtshim_log_level; RTSHIM_LOG */
+	int timeout_ms;     /* RTSHIM_TIMEOUT_MS, 1..60000 */
+	int64_t rttime_us;  /* RTSHIM_RTTIME_US, 1..3600000000 */
+	bool reset_on_fork; /* RTSHIM_RESET_ON_FORK */
+	bool strict;        /* RTSHIM_STRICT */
+	int policy;         /* enum rtshim_policy_choice; RTSHIM_POLICY */
+	int prio_map;       /* enum rtshim_prio_mode (prio.h); only clamp for now */
+};
+
+#define RTSHIM_DEFAULT_TIMEOUT_MS 500
+#define RTSHIM_MAX_TIMEOUT_MS 60000
+#define RTSHIM_DEFAULT_RTTIME_US 200000
+#define RTSHIM_MAX_RTTIME_US 3600000000LL
+
+/* One variable: its name, how its default reads, what is accepted. */
+struct rtshim_config_var {
+	const char *name;
+	const char *default_text;
+	const char *accepted;
+	int (*parse)(struct rtshim_config *cfg, const char *value); /* 0 or -EINVAL */
+};
+
+void rtshim_config_defaults(struct rtshim_config *cfg);
+
+/* The table of every RTSHIM_* variable, for rtrun, the man page and tests. */
+const struct rtshim_config_var *rtshim_config_vars(size_t *count);
+
+/* Set one variable by name from its text.  0, -EINVAL (bad value: cfg keeps what it had, which
+ * is the default after rtshim_config_defaults) or -ENOENT (not a known variable).  value must be
+ * a NUL-terminated string; any bytes are accepted. */
+int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *value);
+
+/* Load every variable through `get` (e.g. secure_getenv; NULL = unset).  For each bad value
+ * `warn` is called once with the variable, its value and the default used.  Returns the number
+ * of bad values. */
+typedef void rtshim_config_warn_fn(void *ctx, const struct rtshim_config_var *var, const char *value);
+int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name),
+		       rtshim_config_warn_fn *warn, void *ctx);
+
+/* Strict unsigned decimal in [min, max]: digits only, no sign, no blanks, no overflow. */
+int rtshim_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* 1/0, yes/no, true/false, on/off (any case). */
+int rtshim_parse_bool(const char *s, bool *out);
+
+#endif

@@ -1,0 +1,213 @@
+/* hooks-pthread.c — the pthread_* interposers, and pthread_create's start trampoline, which
+ * records every thread (pthread_t → TID) and promotes a thread created with an explicit RT
+ * attribute before its start routine runs. */
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "log.h"
+
+RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
+{
+	if (!rtshim_enter())
+		return rtshim_real_pthread_setschedparam()(thread, policy, param);
+	int saved = errno;
+	struct rtshim_req r = {
+		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = thread, .policy = policy, .param = param,
+	};
+	int err = rtshim_request(&r);
+	rtshim_leave();
+	errno = saved;
+	return err;
+}
+
+RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
+{
+	if (!rtshim_enter())
+		return rtshim_real_pthread_setschedprio()(thread, prio);
+	int saved = errno;
+	struct sched_param p = { .sched_priority = prio };
+	struct rtshim_req r = { .kind = RTSHIM_REQ_PTHREAD_SETSCHEDPRIO, .thread = thread, .param = &p };
+	int err = rtshim_request(&r);
+	rtshim_leave();
+	errno = saved;
+	return err;
+}
+
+RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+{
+	int err = rtshim_real_pthread_getschedparam()(thread, policy, param);
+	if (err || !rtshim_enter())
+		return err;
+	int saved = errno;
+	pid_t tid;
+	int flags;
+	bool known = true;
+	if (pthread_equal(thread, pthread_self())) {
+		struct rtshim_thread *s = rtshim_self();
+		tid = s->tid;
+		flags = __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
+	} else {
+		known = rtshim_registry_by_handle(thread, &tid, &flags) == 0;
+	}
+	if (known) {
+		/* the kernel's view: glibc's cache does not know what rtkit did */
+		struct sched_param p;
+		int k = rtshim_real_sched_getscheduler()(tid);
+		if (k >= 0 && sched_getparam(tid, &p) == 0) {
+			*policy = k;
+			*param = p;
+		}
+		if ((*policy & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_SHIM_FLAG))
+			*policy &= ~SCHED_RESET_ON_FORK;
+	}
+	rtshim_leave();
+	errno = saved;
+	return 0;
+}
+
+/* ---- pthread_create ------------------------------------------------------------------------ */
+
+struct rt_create {
+	int policy, prio;
+	int done;   /* futex word: 0 until the new thread knows */
+	int result; /* 0 or errno */
+	int ran;    /* the start routine is running */
+};
+
+struct tramp {
+	void *(*start)(void *);
+	void *arg;
+	struct rt_create *rt; /* NULL: a plain thread, the tramp is heap memory the thread frees */
+};
+
+static void futex_wait_nonzero(int *word)
+{
+	while (!__atomic_load_n(word, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+}
+
+static void futex_set_and_wake(int *word)
+{
+	__atomic_store_n(word, 1, __ATOMIC_RELEASE);
+	/* the waiter may already have returned: FUTEX_WAKE on a stale address only causes a
+	 * spurious wake-up somewhere, which every futex user tolerates */
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* In the new thread, before its start routine: ask for what the attribute asked. */
+static int promote_new_thread(int policy, int prio, int *result)
+{
+	struct sched_param p = { .sched_priority = prio };
+	struct rtshim_req r = {
+		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
+		.param = &p, .creating = true,
+	};
+	int err = 0;
+	if (rtshim_enter()) {
+		err = rtshim_request(&r);
+		rtshim_leave();
+	}
+	*result = err;
+	if (!err)
+		return 1;
+	if (err == EPERM && !rtshim_cfg()->strict) {
+		rtshim_log_once(RTSHIM_LOG_WARN, 0,
+				"pthread_create: a %s/%d thread could not get realtime; it runs SCHED_OTHER (RTSHIM_STRICT=1 makes pthread_create fail instead)",
+				rtshim_policy_name(policy), prio);
+		return 1;
+	}
+	return 0;
+}
+
+static void *trampoline(void *p)
+{
+	struct tramp *t = p;
+	void *(*start)(void *) = t->start;
+	void *arg = t->arg;
+	struct rt_create *rc = t->rt;
+	if (!rc)
+		free(t);
+	rtshim_thread_started();
+	if (rc) {
+		int result;
+		int run = promote_new_thread(rc->policy, rc->prio, &result);
+		rc->result = result;
+		rc->ran = run;
+		futex_set_and_wake(&rc->done); /* rc and t are gone after this */
+		if (!run) {
+			rtshim_thread_abandoned();
+			return NULL;
+		}
+	}
+	return start(arg);
+}
+
+static int create_plain(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
+			void *(*start)(void *), void *arg)
+{
+	struct tramp *t = malloc(sizeof *t);
+	if (!t)
+		return real(thread, attr, start, arg); /* not recorded: requests about it fail open */
+	t->start = start;
+	t->arg = arg;
+	t->rt = NULL;
+	int r = real(thread, attr, trampoline, t);
+	if (r)
+		free(t);
+	return r;
+}
+
+/* Explicit RT attribute: create the thread SCHED_OTHER from a copy of the attribute, promote it
+ * in the trampoline, return when the outcome is known. */
+static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
+		     void *(*start)(void *), void *arg, int policy, int prio)
+{
+	/* glibc's pthread_attr_t is a value except for a pointer to its extension (CPU set, signal
+	 * mask) that pthread_create only reads; the copy shares it and is never destroyed. */
+	pthread_attr_t copy;
+	memcpy(&copy, attr, sizeof copy);
+	struct sched_param zero = { .sched_priority = 0 };
+	if (pthread_attr_setschedpolicy(&copy, SCHED_OTHER) || pthread_attr_setschedparam(&copy, &zero))
+		return real(thread, attr, start, arg);
+
+	struct rt_create rc = { .policy = policy, .prio = prio };
+	struct tramp t = { .start = start, .arg = arg, .rt = &rc };
+	int r = real(thread, &copy, trampoline, &t);
+	if (r)
+		return r;
+	pthread_t created = *thread;
+	futex_wait_nonzero(&rc.done);
+	if (rc.ran)
+		return 0;
+	int detach = PTHREAD_CREATE_JOINABLE;
+	pthread_attr_getdetachstate(attr, &detach);
+	if (detach == PTHREAD_CREATE_JOINABLE)
+		pthread_join(created, NULL);
+	return rc.result;
+}
+
+RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+				 void *(*start)(void *), void *arg)
+{
+	pthread_create_fn *real = rtshim_real_pthread_create();
+	if (!rtshim_enter())
+		return real(thread, attr, start, arg);
+	int saved = errno;
+	int inherit, policy, r;
+	struct sched_param sp;
+	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
+	    inherit == PTHREAD_EXPLICIT_SCHED && pthread_attr_getschedpolicy(attr, &policy) == 0 &&
+	    (policy == SCHED_FIFO || policy == SCHED_RR) &&
+	    pthread_attr_getschedparam(attr, &sp) == 0 && sp.sched_priority > 0)
+		r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority);
+	else
+		r = create_plain(real, thread, attr, start, arg);
+	rtshim_leave();
+	errno = saved;
+	return r;
+}

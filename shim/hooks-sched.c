@@ -1,0 +1,43 @@
+/* hooks-sched.c — the sched_* interposers.  Each one: resolve, guard, decide, call. */
+#include <errno.h>
+
+#include "hooks.h"
+
+RTSHIM_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)
+{
+	if (!rtshim_enter())
+		return rtshim_real_sched_setscheduler()(pid, policy, param);
+	int saved = errno;
+	struct rtshim_req r = {
+		.kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .pid = pid, .policy = policy, .param = param,
+	};
+	int err = rtshim_request(&r);
+	rtshim_leave();
+	errno = err ? err : saved;
+	return err ? -1 : 0;
+}
+
+RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
+{
+	if (!rtshim_enter())
+		return rtshim_real_sched_setparam()(pid, param);
+	int saved = errno;
+	struct rtshim_req r = { .kind = RTSHIM_REQ_SCHED_SETPARAM, .pid = pid, .param = param };
+	int err = rtshim_request(&r);
+	rtshim_leave();
+	errno = err ? err : saved;
+	return err ? -1 : 0;
+}
+
+RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
+{
+	int policy = rtshim_real_sched_getscheduler()(pid);
+	if (policy < 0 || !(policy & SCHED_RESET_ON_FORK) || !rtshim_enter())
+		return policy;
+	int saved = errno;
+	if (rtshim_shim_flag_by_pid(pid))
+		policy &= ~SCHED_RESET_ON_FORK;
+	rtshim_leave();
+	errno = saved;
+	return policy;
+}

@@ -1,0 +1,143 @@
+/* procfs.c — see procfs.h. */
+#include "procfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+int rtshim_proc_is_own_thread(pid_t tid)
+{
+	char path[64];
+	struct stat st;
+	if (tid <= 0)
+		return 0;
+	rtshim_format(path, sizeof path, "/proc/self/task/%d", (int)tid);
+	return stat(path, &st) == 0;
+}
+
+static long parse_field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	if (!p)
+		return -1;
+	p += strlen(key);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	long v = 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9' && v < 100000000)
+		v = v * 10 + (*p++ - '0');
+	return v;
+}
+
+int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
+{
+	char path[64], buf[1024];
+	if (tid <= 0)
+		return -ESRCH;
+	rtshim_format(path, sizeof path, "/proc/%d/status", (int)tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	int e = errno;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -e : -EIO;
+	buf[n] = '\0';
+	long v = parse_field(buf, "\nTgid:");
+	if (v <= 0)
+		return -EIO;
+	*tgid = (pid_t)v;
+	return 0;
+}
+
+int rtshim_proc_owner(pid_t pid, uid_t *uid)
+{
+	char path[64];
+	struct stat st;
+	if (pid <= 0)
+		return -ESRCH;
+	rtshim_format(path, sizeof path, "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0)
+		return -errno;
+	*uid = st.st_uid;
+	return 0;
+}
+
+static uint64_t hex(const char **pp)
+{
+	uint64_t v = 0;
+	const char *p = *pp;
+	for (;; p++) {
+		char c = *p;
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v * 16 + (uint64_t)(c - 'a' + 10);
+		else
+			break;
+	}
+	*pp = p;
+	return v;
+}
+
+/* Check one maps line "lo-hi perms off dev inode   /path". */
+static int match_line(const char *line, uintptr_t a, char *out, size_t size)
+{
+	const char *p = line;
+	uint64_t lo = hex(&p);
+	if (*p++ != '-')
+		return 0;
+	uint64_t hi = hex(&p);
+	if (a < lo || a >= hi)
+		return 0;
+	const char *slash = strchr(p, '/');
+	if (!slash)
+		return -ENOENT;
+	size_t len = strlen(slash);
+	if (len >= size)
+		return -ENAMETOOLONG;
+	memcpy(out, slash, len + 1);
+	return 1;
+}
+
+int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size)
+{
+	char chunk[4096 + 1], line[4096 + 512];
+	size_t used = 0;
+	int r = -ENOENT;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] != '\n') {
+				if (used < sizeof line - 1)
+					line[used++] = chunk[i];
+				continue;
+			}
+			line[used] = '\0';
+			used = 0;
+			int m = match_line(line, (uintptr_t)addr, buf, size);
+			if (m) {
+				r = m > 0 ? 0 : m;
+				goto out;
+			}
+		}
+	}
+out:
+	close(fd);
+	return r;
+}

@@ -1,0 +1,21 @@
+/* procfs.h — small /proc readers for the shim (no stdio, no malloc, close-on-exec). */
+#ifndef RTSHIM_PROCFS_H
+#define RTSHIM_PROCFS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Is `tid` a thread of the calling process?  1, 0. */
+int rtshim_proc_is_own_thread(pid_t tid);
+
+/* Thread group (process) of any thread id, from /proc/TID/status.  0 or -errno. */
+int rtshim_proc_tgid(pid_t tid, pid_t *tgid);
+
+/* Owner uid of /proc/PID (what rtkit checks).  0 or -errno. */
+int rtshim_proc_owner(pid_t pid, uid_t *uid);
+
+/* Absolute path of the file mapped at `addr` in this process (from /proc/self/maps).
+ * 0 or -errno. */
+int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,159 @@
+/* registry.c — see registry.h.  A chained hash table on the pthread_t, one mutex: insertion and
+ * removal are O(1) and uncontended in practice (a thread start costs one lock/unlock pair). */
+#include "registry.h"
+
+#include <errno.h>
+#include <stdint.h>
+
+#define BUCKETS 256
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rtshim_thread *buckets[BUCKETS];
+static size_t count;
+
+static unsigned bucket_of(pthread_t h)
+{
+	uint64_t x = (uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull;
+	return (unsigned)(x >> 56) % BUCKETS;
+}
+
+static void link_locked(struct rtshim_thread *t)
+{
+	struct rtshim_thread **head = &buckets[bucket_of(t->handle)];
+	t->next = *head;
+	if (t->next)
+		t->next->pprev = &t->next;
+	t->pprev = head;
+	*head = t;
+	t->linked = true;
+	count++;
+}
+
+static void unlink_locked(struct rtshim_thread *t)
+{
+	if (!t->linked)
+		return;
+	*t->pprev = t->next;
+	if (t->next)
+		t->next->pprev = t->pprev;
+	t->next = NULL;
+	t->pprev = NULL;
+	t->linked = false;
+	count--;
+}
+
+static struct rtshim_thread *find_handle_locked(pthread_t h)
+{
+	for (struct rtshim_thread *t = buckets[bucket_of(h)]; t; t = t->next)
+		if (pthread_equal(t->handle, h))
+			return t;
+	return NULL;
+}
+
+static struct rtshim_thread *find_tid_locked(pid_t tid)
+{
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (struct rtshim_thread *t = buckets[b]; t; t = t->next)
+			if (t->tid == tid)
+				return t;
+	return NULL;
+}
+
+void rtshim_registry_add(struct rtshim_thread *t)
+{
+	pthread_mutex_lock(&lock);
+	/* a handle can be reused only after its thread ended, but be robust anyway */
+	struct rtshim_thread *old = find_handle_locked(t->handle);
+	if (old)
+		unlink_locked(old);
+	link_locked(t);
+	pthread_mutex_unlock(&lock);
+}
+
+void rtshim_registry_remove(struct rtshim_thread *t)
+{
+	pthread_mutex_lock(&lock);
+	unlink_locked(t);
+	pthread_mutex_unlock(&lock);
+}
+
+int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
+{
+	int r = -ESRCH;
+	pthread_mutex_lock(&lock);
+	struct rtshim_thread *t = find_handle_locked(h);
+	if (t) {
+		if (tid)
+			*tid = t->tid;
+		if (flags)
+			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
+		r = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+int rtshim_registry_by_tid(pid_t tid, int *flags)
+{
+	int r = -ESRCH;
+	pthread_mutex_lock(&lock);
+	struct rtshim_thread *t = find_tid_locked(tid);
+	if (t) {
+		if (flags)
+			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
+		r = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear)
+{
+	int r = -ESRCH;
+	pthread_mutex_lock(&lock);
+	struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
+	if (t) {
+		int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
+		r = 0;
+	}
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+size_t rtshim_registry_count(void)
+{
+	pthread_mutex_lock(&lock);
+	size_t n = count;
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
+void rtshim_registry_atfork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void rtshim_registry_atfork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
+{
+	/* the records of the parent's other threads live in memory nobody will free or unlink:
+	 * just forget them */
+	for (unsigned b = 0; b < BUCKETS; b++)
+		buckets[b] = NULL;
+	count = 0;
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	lock = fresh;
+	if (self) {
+		bool was_linked = self->linked;
+		self->linked = false;
+		self->tid = new_tid;
+		__atomic_store_n(&self->flags, 0, __ATOMIC_RELAXED);
+		if (was_linked)
+			link_locked(self);
+	}
+}

@@ -1,0 +1,47 @@
+/* registry.h — pthread_t → kernel TID, for requests about another thread of this process.
+ *
+ * Each thread's record lives in that thread's own storage (the shim keeps it in TLS) and is
+ * linked in when the thread starts and out before it ends, so the registry never allocates.
+ * All accesses to another thread's record go through these functions (one mutex); a thread may
+ * read its own record's fields directly. */
+#ifndef RTSHIM_REGISTRY_H
+#define RTSHIM_REGISTRY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct rtshim_thread {
+	pthread_t handle;
+	pid_t tid;
+	/* RTSHIM_TF_* flags; atomic (read/written with __atomic builtins) */
+	int flags;
+	/* links, owned by the registry */
+	bool linked;
+	struct rtshim_thread *next, **pprev;
+};
+
+/* The shim, not the program, added SCHED_RESET_ON_FORK to what this thread carries:
+ * readers mask it. */
+#define RTSHIM_TF_SHIM_FLAG 0x1
+
+void rtshim_registry_add(struct rtshim_thread *t);
+void rtshim_registry_remove(struct rtshim_thread *t);
+
+/* Look a thread up by handle or by TID; copies its tid and flags.  0 or -ESRCH. */
+int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags);
+int rtshim_registry_by_tid(pid_t tid, int *flags);
+
+/* Set or clear flags of a registered thread (by handle if by_handle, else by tid). */
+int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear);
+
+/* Number of registered threads (tests, debugging). */
+size_t rtshim_registry_count(void);
+
+/* fork: prepare takes the lock, parent releases it; child empties the registry (the other
+ * threads do not exist there) and re-links `self` (the forking thread's record) with `new_tid`. */
+void rtshim_registry_atfork_prepare(void);
+void rtshim_registry_atfork_parent(void);
+void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid);
+
+#endif

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# cyclictest (Debian's rt-tests), unmodified, as the unprivileged test user against the real rtkit
+# stack with rtkit's DEFAULT limits.  Each measuring thread calls sched_setscheduler(0, SCHED_FIFO,
+# 80) itself; the main thread first probes with SCHED_FIFO 1 and drops back.
+
+load ../bats/common
+load apps
+
+setup_file() { tb_start; }
+teardown_file() { tb_stop; }
+setup() { apps_setup; }
+teardown() { apps_teardown; }
+
+NTHREADS=4
+
+@test "cyclictest -p 80 without rtrun: refuses to run ('Unable to change scheduling policy')" {
+	run as_user timeout 30 cyclictest -p 80 -t "$NTHREADS" -D 3 -q
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ $output == *"Unable to change scheduling policy"* ]]
+}
+
+@test "rtrun cyclictest -p 80 -t $NTHREADS: every measuring thread SCHED_RR|SCHED_RESET_ON_FORK while it runs" {
+	local log=$APP_TMP/cyclictest.log
+	spawn --rtrun "$log" cyclictest -p 80 -t "$NTHREADS" -D 8 -q
+	local root=$SPAWNED pid
+	pid=$(find_prog "$root" cyclictest)
+	wait_until 20 has_threads "$pid" $((NTHREADS + 1))
+	wait_until 10 has_rt "$pid" "$NTHREADS"
+	# sample three times while it runs: the grants hold, every measuring thread has one
+	local round tid rest n
+	for round in 1 2 3; do
+		n=0
+		while read -r tid rest; do
+			[[ $tid == "$pid" ]] && continue # the main thread only waits
+			assert_granted "$tid" "measuring thread"
+			n=$((n + 1))
+		done < <(threads "$pid")
+		[ "$n" -eq "$NTHREADS" ]
+		sleep 0.5
+	done
+	threads "$pid"
+	assert_all_rt_granted "$pid"
+	# it ran its course and printed one summary line per thread
+	local status=0
+	wait "$root" || status=$?
+	cat "$log"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^T: *[0-9]' "$log")" -eq "$NTHREADS" ]
+	log_lacks "$log" "Unable to change scheduling policy|failed to set priority"
+}

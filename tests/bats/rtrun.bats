@@ -1,0 +1,769 @@
+#!/usr/bin/env bats
+# rtrun end to end: options and exit statuses, the LD_PRELOAD value, -p / --pid / --check against
+# the real stack (dbus-daemon, polkitd, rtkit-daemon) as the unprivileged test user, warnings for
+# programs the shim cannot reach, `make install` into temporary trees, and the desktop-file round
+# trip through a real launcher.  Results are read from the kernel (chrt -p, /proc).
+
+bats_require_minimum_version 1.5.0
+load common
+
+MAXPRIO=20
+RTTIME_MAX=200000
+
+setup_file() {
+	# raised per-user limits: this suite makes many requests
+	tb_start -- --actions-per-burst-max=1000 --threads-per-user-max=1000 \
+		--processes-per-user-max=1000
+	# A world-readable scratch directory: the test user runs what is put there.
+	WORK=$(mktemp -d /tmp/rtrun-bats.XXXXXX)
+	chmod 755 "$WORK"
+	export WORK
+	# The entry rtrun is expected to put in LD_PRELOAD for the tree under test.
+	SHIMVAL="$(readlink -f "$B")/\$LIB/rtshim/librtshim.so"
+	export SHIMVAL
+	# Helper programs, built here: a static one, and setuid / file-capability copies.
+	printf 'int main(void) { return 0; }\n' >"$WORK/true.c"
+	cc -static -o "$WORK/static-true" "$WORK/true.c"
+	cp /usr/bin/true "$WORK/suid-true"
+	chmod 4755 "$WORK/suid-true"
+	cp /usr/bin/true "$WORK/cap-true"
+	setcap cap_sys_nice+ep "$WORK/cap-true"
+	printf 'echo not a program\n' >"$WORK/noexec"
+	chmod 644 "$WORK/noexec"
+}
+
+teardown_file() {
+	tb_stop
+	[[ -n ${WORK:-} ]] && rm -rf "$WORK"
+}
+
+setup() { BG_PIDS=(); }
+
+teardown() {
+	bg_stop
+	exec 9>&- # a launched probe's FIFO, if a desktop test held it
+	local p
+	for p in "${BG_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	# a test that changed polkit's rule or stopped rtkit leaves the stack as it found it
+	if [[ -e $WORK/polkit-changed ]]; then tb_polkit allow; rm -f "$WORK/polkit-changed"; fi
+	if [[ -e $WORK/rtkit-stopped ]]; then tb_restart_rtkit; rm -f "$WORK/rtkit-stopped"; fi
+}
+
+polkit_deny() { touch "$WORK/polkit-changed"; tb_polkit deny; }
+
+# bg_run [--root] CMD...: run CMD (as the test user) in the background with stdin a FIFO this
+# shell holds open; wait until it printed "ready".  CMD prints "pid N" first.  Sets PID OUT ERR.
+bg_run() {
+	local who=as_user
+	[[ $1 == --root ]] && { who=as_root; shift; }
+	OUT=$WORK/bg.$BATS_TEST_NUMBER.out ERR=$WORK/bg.$BATS_TEST_NUMBER.err
+	local fifo=$WORK/bg.$BATS_TEST_NUMBER.in i
+	rm -f "$fifo"; mkfifo "$fifo"; chmod 666 "$fifo"
+	$who "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	BG=$!
+	exec 8>"$fifo"
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^ready' "$OUT" 2>/dev/null && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	[[ -n $PID ]] || { echo "no pid from $*:"; cat "$OUT" "$ERR"; return 1; }
+}
+
+bg_stop() {
+	[[ -n ${BG:-} ]] || return 0
+	exec 8>&-
+	wait "$BG" || true
+	unset BG
+}
+
+# A shell that reports its PID, then waits for stdin to close (exec keeps the PID and policy).
+SH_WAIT='echo pid $$; echo ready; exec cat >/dev/null'
+
+tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
+
+# ---------------------------------------------------------------------------------------------
+# Command line and exit statuses
+
+@test "rtrun --version and --help" {
+	run -0 "$RTRUN" --version
+	[[ $output == "rtrun (rtshim) "[0-9]* ]]
+	run -0 "$RTRUN" --help
+	for o in --priority --policy --rttime --timeout --no-reset-on-fork --strict --verbose \
+		--quiet --trace --check --pid --help --version; do
+		[[ $output == *"$o"* ]] || { echo "--help does not mention $o"; return 1; }
+	done
+	run -0 "$RTRUN" -h
+	run -0 "$RTRUN" -V
+}
+
+@test "rtrun: no command, bad options and bad values exit 125 with an rtrun: message" {
+	local -a bad=(
+		"" "-p 0 true" "-p 100 true" "-p x true" "-p -5 true" "--priority= true"
+		"--policy idle true" "--policy true"
+		"--rttime 0 true" "--rttime 3600000001 true" "--rttime 1e5 true" "--rttime -1 true"
+		"--timeout 0 true" "--timeout 60001 true" "--timeout 10ms true"
+		"--pid 0" "--pid x" "--pid -1" "--pid"
+		"--no-such-option true" "-x true" "-p"
+		"--check --pid 1" "--check true" "--pid 1 true"
+	)
+	local args
+	for args in "${bad[@]}"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr "$RTRUN" $args
+		[ "$status" -eq 125 ] || { echo "rtrun $args: status $status"; return 1; }
+		[[ ${stderr_lines[0]} == "rtrun: "* ]] || { echo "rtrun $args: '$stderr'"; return 1; }
+		[ -z "$output" ]
+	done
+	run -125 --separate-stderr "$RTRUN" -p 0 true
+	[[ $stderr == *"invalid priority '0': expected 1..99"* ]]
+	run -125 --separate-stderr "$RTRUN" --timeout 60001 true
+	[[ $stderr == *"--timeout"*"1..60000"* ]]
+}
+
+@test "rtrun: exit status 127 not found, 126 not executable, else the command's own" {
+	run -127 --separate-stderr as_user env PATH=/usr/bin:/bin "$RTRUN" no-such-command-rtshim
+	[[ $stderr == "rtrun: failed to execute 'no-such-command-rtshim': No such file or directory" ]]
+	run -127 as_user "$RTRUN" "$WORK/no-such-file"
+	run -126 --separate-stderr as_user "$RTRUN" "$WORK/noexec"
+	[[ $stderr == *"Permission denied"* ]]
+	run -126 as_user "$RTRUN" "$WORK"
+	run -42 as_user "$RTRUN" sh -c 'exit 42'
+	run -0 as_user "$RTRUN" true
+	run -1 as_user "$RTRUN" false
+	# options end at the command: its own options are its own
+	run -0 as_user "$RTRUN" sh -c 'echo "$@"' sh -p 5 --check
+	[ "$output" = "-p 5 --check" ]
+	run -0 as_user "$RTRUN" -- printf '%s\n' --version
+	[ "$output" = "--version" ]
+}
+
+@test "rtrun: replaces itself with the command (same PID, no extra process)" {
+	run -0 as_user sh -c "echo \$\$; exec '$RTRUN' sh -c 'echo \$\$'"
+	[ "${lines[0]}" = "${lines[1]}" ]
+}
+
+# ---------------------------------------------------------------------------------------------
+# Options become RTSHIM_* variables
+
+@test "rtrun: each option sets its RTSHIM_* variable; nothing set without options" {
+	run -0 as_user env -u RTSHIM_LOG "$RTRUN" env
+	! grep -q '^RTSHIM_' <<<"$output"
+	run -0 as_user "$RTRUN" -v --timeout 100 --rttime 5000 --policy FIFO --no-reset-on-fork \
+		--strict --trace env
+	grep -qx 'RTSHIM_LOG=info' <<<"$output"
+	grep -qx 'RTSHIM_TIMEOUT_MS=100' <<<"$output"
+	grep -qx 'RTSHIM_RTTIME_US=5000' <<<"$output"
+	grep -qx 'RTSHIM_POLICY=fifo' <<<"$output"
+	grep -qx 'RTSHIM_RESET_ON_FORK=0' <<<"$output"
+	grep -qx 'RTSHIM_STRICT=1' <<<"$output"
+	grep -qx 'RTSHIM_TRACE=1' <<<"$output"
+	run -0 as_user "$RTRUN" -vv --policy rr env
+	grep -qx 'RTSHIM_LOG=debug' <<<"$output"
+	grep -qx 'RTSHIM_POLICY=rr' <<<"$output"
+	run -0 as_user "$RTRUN" --verbose --verbose env
+	grep -qx 'RTSHIM_LOG=debug' <<<"$output"
+	run -0 as_user "$RTRUN" -q env
+	grep -qx 'RTSHIM_LOG=quiet' <<<"$output"
+}
+
+@test "rtrun: RTSHIM_* already in the environment pass through unless an option overrides" {
+	run -0 as_user env RTSHIM_TIMEOUT_MS=250 RTSHIM_LOG=debug "$RTRUN" --timeout 900 env
+	grep -qx 'RTSHIM_TIMEOUT_MS=900' <<<"$output"
+	grep -qx 'RTSHIM_LOG=debug' <<<"$output"
+}
+
+@test "rtrun: a bad RTSHIM_* value in the environment gets a warning, the command runs" {
+	run -0 --separate-stderr as_user env RTSHIM_TIMEOUT_MS=soon "$RTRUN" true
+	[[ $stderr == *"rtrun: warning: RTSHIM_TIMEOUT_MS=\"soon\" is not valid"*"1..60000"* ]]
+	run -0 --separate-stderr as_user env RTSHIM_TIMEOUT_MS=soon "$RTRUN" -q true
+	[ -z "$stderr" ]
+}
+
+@test "rtrun -v tells the LD_PRELOAD value; quiet by default" {
+	run -0 --separate-stderr as_user "$RTRUN" true
+	[ -z "$stderr" ]
+	run -0 --separate-stderr as_user "$RTRUN" -v true
+	[ "$stderr" = "rtrun: LD_PRELOAD=$SHIMVAL" ]
+}
+
+# ---------------------------------------------------------------------------------------------
+# LD_PRELOAD composition
+
+@test "LD_PRELOAD: the shim alone, via \$LIB, and the loader really maps it" {
+	run -0 as_user env -u LD_PRELOAD "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL" ]
+	run -0 --separate-stderr as_user "$RTRUN" cat /proc/self/maps
+	grep -q "/lib/$MULTIARCH/rtshim/librtshim.so" <<<"$output"
+	[[ $stderr != *"ld.so"* ]]
+}
+
+@test "LD_PRELOAD: existing entries kept in order after the shim, spaces and colons both split" {
+	local m=/lib/$MULTIARCH/libm.so.6 r=/lib/$MULTIARCH/libresolv.so.2
+	run -0 --separate-stderr as_user env "LD_PRELOAD=  $m::$r  " "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL:$m:$r" ]
+	run -0 as_user env "LD_PRELOAD=$m $r" "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL:$m:$r" ]
+	# and the loader still loads all three
+	run -0 --separate-stderr as_user env "LD_PRELOAD=$m $r" "$RTRUN" cat /proc/self/maps
+	grep -q librtshim.so <<<"$output"
+	grep -q libm.so.6 <<<"$output"
+	grep -q libresolv.so.2 <<<"$output"
+	[[ $stderr != *"ld.so"* ]]
+}
+
+@test "LD_PRELOAD: no duplicate shim (same entry, another copy, rtrun under rtrun)" {
+	local m=/lib/$MULTIARCH/libm.so.6
+	run -0 as_user env "LD_PRELOAD=$m:$SHIMVAL $SHIMVAL" "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL:$m" ]
+	run -0 --separate-stderr as_user env "LD_PRELOAD=/opt/old/lib/librtshim.so:$m" "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL:$m" ]
+	run -0 as_user env -u LD_PRELOAD "$RTRUN" "$RTRUN" "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL" ]
+	# names that merely contain the shim's name are not the shim
+	run -0 --separate-stderr as_user env "LD_PRELOAD=$m:/x/librtshim.so.1" "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL:$m:/x/librtshim.so.1" ]
+}
+
+@test "LD_PRELOAD: children of the command keep the shim" {
+	run -0 as_user "$RTRUN" sh -c 'sh -c "cat /proc/self/maps"'
+	grep -q librtshim.so <<<"$output"
+}
+
+@test "shim location: not found is error 125 naming where rtrun looked; never the current dir" {
+	local lone=$WORK/lone
+	mkdir -p "$lone/bin" "$lone/cwd/lib/$MULTIARCH/rtshim"
+	cp "$RTRUN" "$lone/bin/rtrun"
+	# a shim in the current directory, and in ./lib/<multiarch>/rtshim: both must be ignored
+	cp "$SHIM" "$lone/cwd/librtshim.so"
+	cp "$SHIM" "$lone/cwd/lib/$MULTIARCH/rtshim/librtshim.so"
+	chmod -R a+rX "$lone"
+	local pkglib
+	pkglib=$(strings "$RTRUN" | grep -m1 "/lib/$MULTIARCH/rtshim\$" || true)
+	if [[ -n $pkglib && -e $pkglib/librtshim.so ]]; then
+		skip "rtshim is installed at $pkglib on this machine: the fallback would find it"
+	fi
+	run -125 --separate-stderr as_user sh -c "cd '$lone/cwd' && exec '$lone/bin/rtrun' true"
+	[[ $stderr == "rtrun: cannot find librtshim.so (looked for $lone/lib/$MULTIARCH/rtshim/librtshim.so and "* ]]
+}
+
+@test "shim location: a path with a space is refused with 125 (LD_PRELOAD cannot carry it)" {
+	local t="$WORK/with space"
+	mkdir -p "$t/bin" "$t/lib/$MULTIARCH/rtshim"
+	cp "$RTRUN" "$t/bin/rtrun"
+	cp "$SHIM" "$CLIENT" "$t/lib/$MULTIARCH/rtshim/"
+	chmod -R a+rX "$t"
+	run -125 --separate-stderr as_user "$t/bin/rtrun" true
+	[[ $stderr == *"contains a space or a colon"* ]]
+}
+
+@test "shim location: the compiled-in PKGLIBDIR when nothing is beside rtrun (\$LIB form, absolute form)" {
+	local b=$WORK/pkgbuild std=$WORK/pfx/lib/$MULTIARCH/rtshim odd=$WORK/odd-libdir
+	# PKGLIBDIR with the standard layout: the $LIB form
+	make -s -C "$RTSHIM_ROOT" B="$b" PKGLIBDIR="$std" "$b/bin/rtrun" >/dev/null
+	mkdir -p "$WORK/elsewhere" "$std"
+	cp "$b/bin/rtrun" "$WORK/elsewhere/rtrun"
+	cp "$SHIM" "$CLIENT" "$std/"
+	chmod -R a+rX "$WORK/elsewhere" "$WORK/pfx"
+	run -0 as_user env -u LD_PRELOAD "$WORK/elsewhere/rtrun" printenv LD_PRELOAD
+	[ "$output" = "$WORK/pfx/\$LIB/rtshim/librtshim.so" ]
+	# any other PKGLIBDIR: the absolute path
+	rm -rf "$b/obj"
+	make -s -C "$RTSHIM_ROOT" B="$b" PKGLIBDIR="$odd" "$b/bin/rtrun" >/dev/null
+	mkdir -p "$odd"
+	cp "$b/bin/rtrun" "$WORK/elsewhere/rtrun"
+	cp "$SHIM" "$CLIENT" "$odd/"
+	chmod -R a+rX "$WORK/elsewhere" "$odd"
+	run -0 as_user env -u LD_PRELOAD "$WORK/elsewhere/rtrun" printenv LD_PRELOAD
+	[ "$output" = "$odd/librtshim.so" ]
+	run -0 as_user "$WORK/elsewhere/rtrun" cat /proc/self/maps
+	grep -q "$odd/librtshim.so" <<<"$output"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Programs the shim cannot reach: warned about before exec
+
+@test "warning: a set-user-ID program (the loader ignores LD_PRELOAD), suggests -p / --pid" {
+	run -0 --separate-stderr as_user "$RTRUN" "$WORK/suid-true"
+	[[ $stderr == "rtrun: warning: $WORK/suid-true is set-user-ID: the dynamic loader ignores LD_PRELOAD"* ]]
+	[[ $stderr == *"rtrun -p N"*"--pid"* ]]
+	# root running a set-user-ID-root program: no secure execution, no warning
+	run -0 --separate-stderr as_root "$RTRUN" "$WORK/suid-true"
+	[ -z "$stderr" ]
+}
+
+@test "warning: a program with file capabilities" {
+	# not through as_user: its empty capability bounding set would make the exec fail (EPERM)
+	run -0 --separate-stderr setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups \
+		"$RTRUN" "$WORK/cap-true"
+	[[ $stderr == *"cap-true has file capabilities (security.capability)"* ]]
+}
+
+@test "warning: a statically linked program; with -p the main thread still gets RT" {
+	run -0 --separate-stderr as_user "$RTRUN" "$WORK/static-true"
+	[[ $stderr == *"static-true is statically linked: LD_PRELOAD has no effect"*"rtrun -p N"* ]]
+	run -0 --separate-stderr as_user "$RTRUN" -p 5 "$WORK/static-true"
+	[[ $stderr == *"statically linked"*"only its main thread gets realtime (from -p)"* ]]
+}
+
+@test "no warning for an ordinary dynamic program or a script" {
+	run -0 --separate-stderr as_user "$RTRUN" true
+	[ -z "$stderr" ]
+	printf '#!/bin/sh\nexit 0\n' >"$WORK/script.sh"; chmod 755 "$WORK/script.sh"
+	run -0 --separate-stderr as_user "$RTRUN" "$WORK/script.sh"
+	[ -z "$stderr" ]
+}
+
+@test "a 32-bit program: RT through the i386 shim with no loader error, or a clear warning" {
+	cat >"$WORK/fifo32.c" <<'EOF'
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	int r = sched_setscheduler(0, SCHED_FIFO, &sp);
+	char c;
+
+	printf("pid %d\nrc %d\nready\n", (int)getpid(), r);
+	fflush(stdout);
+	while (read(0, &c, 1) > 0)
+		;
+	return 0;
+}
+EOF
+	cc -m32 -o "$WORK/fifo32" "$WORK/fifo32.c" || skip "no i386 toolchain (gcc-multilib)"
+	chmod 755 "$WORK/fifo32"
+	bg_run "$RTRUN" "$WORK/fifo32"
+	if [[ -e $B/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
+		! grep -q 'wrong ELF class\|ld.so' "$ERR"
+		grep -qx 'rc 0' "$OUT"
+		[[ $(sched_of "$PID") == "SCHED_RR|SCHED_RESET_ON_FORK 10" ]]
+	else
+		grep -q "is a i386-linux-gnu program and no librtshim.so for it is installed" "$ERR"
+	fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# -p: the main thread, before exec, against the real stack
+
+@test "-p 15: the command's main thread is SCHED_RR|SCHED_RESET_ON_FORK 15 through rtkit" {
+	bg_run "$RTRUN" -v -p 15 sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 15" ]
+	[ "$(hard_rttime "$PID")" = "$RTTIME_MAX" ]
+	[ "$(soft_rttime "$PID")" = "$RTTIME_MAX" ]
+	grep -qx "rtrun: main thread: SCHED_RR|SCHED_RESET_ON_FORK 15, through rtkit" "$ERR"
+	grep -q "Successfully made thread $PID of process $PID" "$TB_DIR/rtkit.log"
+}
+
+@test "-p: a child of the command starts SCHED_OTHER (SCHED_RESET_ON_FORK)" {
+	bg_run "$RTRUN" -p 12 sh -c 'sleep 60 & echo child $!; echo pid $$; echo ready; exec cat >/dev/null'
+	BG_PIDS+=("$(awk '/^child /{ print $2 }' "$OUT")")
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 12" ]
+	[ "$(sched_of "${BG_PIDS[0]}")" = "SCHED_OTHER 0" ]
+}
+
+@test "-p above rtkit's maximum: clamped with a warning; --strict: refused, still runs" {
+	bg_run "$RTRUN" -p 70 sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
+	grep -q "rtrun: warning: priority 70 is above rtkit's maximum $MAXPRIO: the main thread got $MAXPRIO" "$ERR"
+	bg_stop
+	bg_run "$RTRUN" --strict -p 70 sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
+	grep -q "above rtkit's maximum $MAXPRIO and --strict forbids another one" "$ERR"
+}
+
+@test "-p --rttime: the hard RLIMIT_RTTIME becomes the option's value; a lower one is kept" {
+	bg_run "$RTRUN" -p 5 --rttime 50000 sh -c "$SH_WAIT"
+	[ "$(hard_rttime "$PID")" = 50000 ]
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 5" ]
+	bg_stop
+	# never raised: a lower limit already in place stays
+	bg_run prlimit --rttime=1000:2000 "$RTRUN" -p 5 sh -c "$SH_WAIT"
+	[ "$(hard_rttime "$PID")" = 2000 ]
+	[ "$(soft_rttime "$PID")" = 1000 ]
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 5" ]
+	bg_stop
+	# above rtkit's maximum: lowered to it
+	bg_run "$RTRUN" -p 5 --rttime 900000 sh -c "$SH_WAIT"
+	[ "$(hard_rttime "$PID")" = "$RTTIME_MAX" ]
+}
+
+@test "-p with RLIMIT_RTTIME 0: warned (the kernel would kill the thread), runs non-RT" {
+	run -0 --separate-stderr as_user prlimit --rttime=0:0 "$RTRUN" -p 5 sh -c 'chrt -p $$ | head -n1'
+	[[ $output == *"SCHED_OTHER"* ]]
+	[[ $stderr == *"cannot make the main thread realtime: bounding RLIMIT_RTTIME failed: RLIMIT_RTTIME is 0"* ]]
+}
+
+@test "-p as root: the direct call, exact priority and policy (--policy fifo), rtkit not asked" {
+	local before
+	before=$(grep -c "Successfully made" "$TB_DIR/rtkit.log" || true)
+	bg_run --root "$RTRUN" -v -p 50 --policy fifo sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 50" ]
+	grep -q "main thread: SCHED_FIFO|SCHED_RESET_ON_FORK 50, directly" "$ERR"
+	[ "$(hard_rttime "$PID")" = unlimited ]
+	bg_stop
+	bg_run --root "$RTRUN" -p 50 --no-reset-on-fork sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_RR 50" ]
+	[ "$(grep -c "Successfully made" "$TB_DIR/rtkit.log" || true)" = "$before" ]
+}
+
+@test "-p when polkit refuses: a warning naming the call, the command runs with its status" {
+	polkit_deny
+	run -3 --separate-stderr as_user "$RTRUN" -p 10 sh -c 'chrt -p $$ | head -n1; exit 3'
+	[[ $output == *SCHED_OTHER* ]]
+	[[ $stderr == "rtrun: warning: cannot make the main thread realtime: rtkit MakeThreadRealtime failed: rtkit refused"*"(rtrun --check tells why)" ]]
+}
+
+@test "-p with no system bus: a warning, the command runs, within the timeout" {
+	local t0=$SECONDS
+	run -0 --separate-stderr as_user env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/no-bus" \
+		"$RTRUN" -p 10 --timeout 300 true
+	[[ $stderr == *"cannot make the main thread realtime"*"no system bus"* ]]
+	((SECONDS - t0 < 5))
+}
+
+@test "-p: no file descriptor of rtrun's own D-Bus connection leaks into the command" {
+	run -0 as_user "$RTRUN" -p 5 sh -c 'ls -l /proc/$$/fd'
+	! grep -q 'socket:' <<<"$output"
+}
+
+# ---------------------------------------------------------------------------------------------
+# The shim itself through rtrun (needs librtshim.so working end to end)
+
+@test "a legacy program under rtrun: jack2-style explicit-attr pthread_create FIFO/70 gets RT" {
+	bg_run "$PROBES/jack2-create" 70
+	grep -q '^call create-t0 rc=1 err=EPERM' "$OUT" # the premise: without rtrun it fails
+	bg_stop
+	bg_run "$RTRUN" "$PROBES/jack2-create" 70
+	grep -q '^call create-t0 rc=0 err=OK' "$OUT"
+	local i
+	for ((i = 0; i < 100; i++)); do grep -q "^tid t0 " "$OUT" && break; sleep 0.05; done
+	[ "$(sched_of "$PID" "$(tid_of t0)")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
+}
+
+@test "a legacy program under rtrun: cyclictest-style threads FIFO/80 get RT (clamped)" {
+	bg_run "$RTRUN" "$PROBES/cyclictest-style" 3 80
+	local i t
+	for i in 0 1 2; do
+		for ((t = 0; t < 100; t++)); do grep -q "^tid t$i " "$OUT" && break; sleep 0.05; done
+		t=$(tid_of "t$i")
+		for ((n = 0; n < 100; n++)); do
+			[[ $(sched_of "$PID" "$t") == SCHED_RR* ]] && break
+			sleep 0.05
+		done
+		[ "$(sched_of "$PID" "$t")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
+	done
+}
+
+# ---------------------------------------------------------------------------------------------
+# --pid
+
+@test "--pid -p 12: every thread of a running process of the user becomes RT" {
+	# the probe runs without the shim: its own requests fail, its threads stay SCHED_OTHER
+	bg_run "$PROBES/cyclictest-style" 4 80
+	local i
+	for ((i = 0; i < 100; i++)); do (($(ls /proc/"$PID"/task | wc -l) >= 5)) && break; sleep 0.05; done
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
+	run -0 as_user "$RTRUN" --pid "$PID" -p 12
+	[ "${#lines[@]}" -eq 5 ]
+	local t
+	for t in /proc/"$PID"/task/*; do
+		t=${t##*/}
+		[ "$(sched_of "$PID" "$t")" = "SCHED_RR|SCHED_RESET_ON_FORK 12" ]
+		grep -q "^pid $PID thread $t (cyclictest-styl.*): SCHED_RR|SCHED_RESET_ON_FORK 12, through rtkit\$" <<<"$output"
+	done
+	[ "$(hard_rttime "$PID")" = "$RTTIME_MAX" ]
+	grep -q "Successfully made thread .* of process $PID" "$TB_DIR/rtkit.log"
+}
+
+@test "--pid without -p: priority 10; above the maximum: clamped with a warning" {
+	bg_run sh -c "$SH_WAIT"
+	run -0 as_user "$RTRUN" --pid "$PID"
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
+	run -0 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 90
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
+	[[ $stderr == *"priority 90 is above rtkit's maximum $MAXPRIO"* ]]
+}
+
+@test "--pid: another user's process is a clear error, exit 1" {
+	bg_run --root sh -c "$SH_WAIT"
+	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID"
+	[[ $stderr == "rtrun: process $PID (cat) belongs to user root (uid 0), not to you ($TEST_USER, uid "*"): neither the kernel nor rtkit lets a user change another user's process" ]]
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
+	run -1 --separate-stderr as_user "$RTRUN" --pid 1
+	[[ $stderr == *"belongs to user root"* ]]
+}
+
+@test "--pid: no such process, exit 1" {
+	run -1 --separate-stderr as_user "$RTRUN" --pid 2147483647
+	[ "$stderr" = "rtrun: no process with PID 2147483647" ]
+}
+
+@test "--pid when polkit refuses: each thread reported unchanged, exit 1" {
+	bg_run "$PROBES/cyclictest-style" 2 80
+	polkit_deny
+	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5
+	[[ ${lines[0]} == "pid $PID thread $PID "*": unchanged: rtkit MakeThreadRealtimeWithPID failed: rtkit refused"* ]]
+	[[ ${lines[1]} == *": not tried" ]]
+	[[ $stderr == *"0 of 3 threads of process $PID are realtime"* ]]
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
+}
+
+@test "--pid as root: the direct call, any priority, another user's process included" {
+	bg_run sh -c "$SH_WAIT"
+	run -0 as_root "$RTRUN" --pid "$PID" -p 60 --policy fifo
+	[[ $output == *": SCHED_FIFO|SCHED_RESET_ON_FORK 60, directly" ]]
+	[ "$(sched_of "$PID")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 60" ]
+}
+
+# ---------------------------------------------------------------------------------------------
+# --check
+
+@test "--check with rtkit and polkit allowing: yes, the limits, the priority range, exit 0" {
+	run -0 as_user "$RTRUN" --check
+	[[ $output == *"RLIMIT_RTPRIO   soft 0, hard 0: direct realtime requests fail with EPERM"* ]]
+	[[ $output == *"RLIMIT_RTTIME   soft unlimited, hard unlimited"* ]]
+	[[ $output == *"system bus      unix:path=$TB_DIR/bus answers"* ]]
+	[[ $output == *"rtkit-daemon    answers: MaxRealtimePriority $MAXPRIO, MinNiceLevel -15, RTTimeUSecMax $RTTIME_MAX us"* ]]
+	[[ $output == *"polkit          allows org.freedesktop.RealtimeKit1.acquire-real-time here"* ]]
+	[[ $output == *"rtkit grant     a test thread got SCHED_RR|SCHED_RESET_ON_FORK 1 (then dropped)"* ]]
+	[[ $output == *"sandbox         none detected"* ]]
+	[[ $output == *"librtshim.so    "*"/lib/$MULTIARCH/rtshim/librtshim.so, preloaded as $SHIMVAL"* ]]
+	[[ ${lines[-2]} == "yes: programs started with rtrun get realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (requests above $MAXPRIO get $MAXPRIO)." ]]
+	# -p: the test thread asks that priority
+	run -0 as_user "$RTRUN" --check -p 7
+	[[ $output == *"a test thread got SCHED_RR|SCHED_RESET_ON_FORK 7"* ]]
+}
+
+@test "--check with a polkit rule that says no: no, polkit named, the fix, exit 1" {
+	polkit_deny
+	run -1 as_user "$RTRUN" --check
+	[[ $output == *"polkit          refuses org.freedesktop.RealtimeKit1.acquire-real-time here"* ]]
+	[[ $output == *"rtkit grant     refused (EPERM)"*"polkit said no"* ]]
+	[[ $output == *"no: programs started with rtrun will not get realtime."* ]]
+	[[ $output == *"fix: polkit refuses realtime to this session"*"polkit.addRule"* ]]
+}
+
+@test "--check with no system bus: no, the address, the fix, exit 1, quickly" {
+	local t0=$SECONDS
+	run -1 as_user env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/no-bus" "$RTRUN" --check
+	[[ $output == *"system bus      unix:path=$WORK/no-bus does not answer"* ]]
+	[[ $output == *"fix: start the system bus"*"DBUS_SYSTEM_BUS_ADDRESS"* ]]
+	[[ $output != *"rtkit grant"* ]]
+	((SECONDS - t0 < 5))
+}
+
+@test "--check with rtkit-daemon gone from the bus: no, install/enable rtkit, exit 1" {
+	touch "$WORK/rtkit-stopped"
+	kill "$(tb_pid rtkit)"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		as_root busctl --system status org.freedesktop.RealtimeKit1 >/dev/null 2>&1 || break
+		sleep 0.05
+	done
+	run -1 as_user "$RTRUN" --check
+	[[ $output == *"rtkit-daemon    not running, and the bus cannot start it"* ]]
+	[[ $output == *"fix: install and enable rtkit"* ]]
+}
+
+@test "--check as root: yes, directly, any priority" {
+	run -0 as_root "$RTRUN" --check
+	[[ $output == *"CAP_SYS_NICE allows any priority directly"* ]]
+	[[ $output == *"yes: programs started with rtrun get realtime directly, at the priority they ask for up to 99."* ]]
+}
+
+@test "--check: RLIMIT_RTTIME 0 means no, with the reason" {
+	run -1 as_user prlimit --rttime=0:0 "$RTRUN" --check
+	[[ $output == *"RLIMIT_RTTIME   soft 0, hard 0: a realtime thread would be killed at once"* ]]
+	[[ $output == *"fix: RLIMIT_RTTIME is 0 in this shell"* ]]
+}
+
+@test "--check: a sandbox is detected (\$SNAP), bad RTSHIM_* values are reported" {
+	run -0 as_user env SNAP=/snap/x/1 RTSHIM_RTTIME_US=forever "$RTRUN" --check
+	[[ $output == *'sandbox         Snap ($SNAP is set)'* ]]
+	[[ $output == *'environment     RTSHIM_RTTIME_US="forever" is not valid'* ]]
+}
+
+@test "--check and -p are valgrind-clean" {
+	command -v valgrind >/dev/null || skip "valgrind not installed"
+	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$RTRUN" --check
+	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$RTRUN" -p 3 true
+	bg_run sh -c "$SH_WAIT"
+	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$RTRUN" --pid "$PID"
+}
+
+# ---------------------------------------------------------------------------------------------
+# make install into temporary trees
+
+@test "make install DESTDIR=... PREFIX=... and PREFIX=...: rtrun works from there, uninstall" {
+	local b=$WORK/ibuild d=$WORK/dest p=$WORK/prefix
+	make -s -C "$RTSHIM_ROOT" B="$b" DESTDIR="$d" PREFIX=/opt/rtshim install >/dev/null
+	local f
+	for f in bin/rtrun bin/rtshim-desktop lib/$MULTIARCH/rtshim/librtshim.so \
+		lib/$MULTIARCH/rtshim/librtshim-client.so share/man/man1/rtrun.1 share/man/man7/rtshim.7; do
+		[ -e "$d/opt/rtshim/$f" ] || { echo "missing $f"; return 1; }
+	done
+	chmod -R a+rX "$d"
+	run -0 as_user env -u LD_PRELOAD "$d/opt/rtshim/bin/rtrun" printenv LD_PRELOAD
+	[ "$output" = "$d/opt/rtshim/\$LIB/rtshim/librtshim.so" ]
+	run -0 --separate-stderr as_user "$d/opt/rtshim/bin/rtrun" cat /proc/self/maps
+	grep -q "$d/opt/rtshim/lib/$MULTIARCH/rtshim/librtshim.so" <<<"$output"
+	bg_run "$d/opt/rtshim/bin/rtrun" -p 7 sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 7" ]
+	bg_stop
+	# the installed shim (and the client it loads from beside itself) serve a legacy program
+	bg_run "$d/opt/rtshim/bin/rtrun" "$PROBES/cyclictest-style" 1 80
+	local i
+	for ((i = 0; i < 100; i++)); do grep -q '^call setscheduler-t0' "$OUT" && break; sleep 0.05; done
+	grep -q '^call setscheduler-t0 rc=0' "$OUT"
+	[ "$(sched_of "$PID" "$(tid_of t0)")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
+	grep -q "$d/opt/rtshim/lib/$MULTIARCH/rtshim/librtshim-client.so" /proc/"$PID"/maps
+	bg_stop
+
+	make -s -C "$RTSHIM_ROOT" B="$b" PREFIX="$p" install >/dev/null
+	chmod -R a+rX "$p"
+	run -0 as_user env -u LD_PRELOAD "$p/bin/rtrun" printenv LD_PRELOAD
+	[ "$output" = "$p/\$LIB/rtshim/librtshim.so" ]
+	run -0 as_user "$p/bin/rtrun" --check
+	MANPATH=$p/share/man run -0 man -w rtrun
+	make -s -C "$RTSHIM_ROOT" B="$b" PREFIX="$p" uninstall >/dev/null
+	[ ! -e "$p/bin/rtrun" ]
+	[ ! -e "$p/lib/$MULTIARCH/rtshim/librtshim.so" ]
+}
+
+@test "man page rtrun(1) renders without warnings and documents every option" {
+	run -0 groff -man -ww -z "$RTSHIM_ROOT/man/rtrun.1"
+	[ -z "$output" ]
+	local text o
+	text=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
+	for o in --priority --policy --rttime --timeout --no-reset-on-fork --strict --verbose \
+		--quiet --trace --check --pid --help --version RTSHIM_LOG RTSHIM_TIMEOUT_MS \
+		RTSHIM_RTTIME_US RTSHIM_RESET_ON_FORK RTSHIM_STRICT RTSHIM_POLICY RTSHIM_TRACE \
+		"EXIT STATUS" 125 126 127 "rtshim(7)"; do
+		[[ $text == *"$o"* ]] || { echo "rtrun(1) lacks $o"; return 1; }
+	done
+}
+
+# ---------------------------------------------------------------------------------------------
+# Desktop files: rtshim-desktop and a real launcher
+
+# An "installed" application in a private XDG_DATA_DIRS, and a home for the test user.
+desktop_setup() {
+	XDG=$WORK/xdg.$BATS_TEST_NUMBER
+	mkdir -p "$XDG/sys/applications" "$XDG/home"
+	chown "$TEST_USER" "$XDG/home"
+	cat >"$XDG/app.sh" <<EOF
+#!/bin/sh
+echo \$\$ >"$XDG/home/app.pid"
+exec sleep 60
+EOF
+	# a legacy program (cyclictest-style: sched_setscheduler(0, SCHED_FIFO, 80) in a thread),
+	# kept running by a FIFO the test holds open (launchers give it /dev/null as stdin)
+	mkfifo -m 666 "$XDG/hold"
+	cat >"$XDG/legacy.sh" <<EOF
+#!/bin/sh
+exec "$PROBES/cyclictest-style" 1 80 <"$XDG/hold" >"$XDG/home/app.out"
+EOF
+	chmod 755 "$XDG/app.sh" "$XDG/legacy.sh"
+	cat >"$XDG/sys/applications/org.rtshim.TestApp.desktop" <<EOF
+[Desktop Entry]
+Type=Application
+Name=rtshim test application
+Exec=$XDG/app.sh %F
+Terminal=false
+Categories=AudioVideo;Audio;
+EOF
+	cat >"$XDG/sys/applications/org.rtshim.Legacy.desktop" <<EOF
+[Desktop Entry]
+Type=Application
+Name=rtshim legacy test application
+Exec=env LD_PRELOAD=/lib/$MULTIARCH/libm.so.6 $XDG/legacy.sh
+Terminal=false
+DBusActivatable=true
+EOF
+	chmod -R a+rX "$XDG"
+}
+
+as_desktop_user() {
+	as_user env XDG_DATA_DIRS="$XDG/sys" XDG_DATA_HOME="$XDG/home" HOME="$XDG/home" "$@"
+}
+
+wait_app() {
+	wait_for_file "$XDG/home/app.pid" 10
+	PID=$(cat "$XDG/home/app.pid")
+	BG_PIDS+=("$PID")
+}
+
+@test "rtshim-desktop: override written, valid, Exec through rtrun; --list; --remove restores" {
+	desktop_setup
+	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop o=$XDG/home/applications/org.rtshim.TestApp.desktop
+	run -0 as_desktop_user "$sd" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
+	[ -f "$o" ]
+	run -0 desktop-file-validate "$o"
+	grep -qx "Exec=$RTRUN -p 11 $XDG/app.sh %F" "$o"
+	grep -qx "X-Rtshim-Source=$XDG/sys/applications/org.rtshim.TestApp.desktop" "$o"
+	run -0 as_desktop_user "$sd" --list
+	[[ $output == "org.rtshim.TestApp.desktop"* ]]
+	# again: replaces its own override
+	run -0 as_desktop_user "$sd" --rtrun "$RTRUN" org.rtshim.TestApp.desktop
+	grep -qx "Exec=$RTRUN $XDG/app.sh %F" "$o"
+	run -0 as_desktop_user "$sd" --remove org.rtshim.TestApp
+	[ ! -e "$o" ]
+	[ -f "$XDG/sys/applications/org.rtshim.TestApp.desktop" ]
+	run -1 as_desktop_user "$sd" --remove org.rtshim.TestApp
+}
+
+@test "rtshim-desktop: refuses the user's own file, unknown names and bad rtrun options" {
+	desktop_setup
+	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop
+	mkdir -p "$XDG/home/applications"
+	printf '[Desktop Entry]\nType=Application\nName=mine\nExec=true\n' \
+		>"$XDG/home/applications/org.rtshim.TestApp.desktop"
+	chown -R "$TEST_USER" "$XDG/home"
+	run -1 as_desktop_user "$sd" --rtrun "$RTRUN" org.rtshim.TestApp
+	[[ $output == *"was not written by rtshim-desktop (--force replaces it)"* ]]
+	run -1 as_desktop_user "$sd" --remove org.rtshim.TestApp
+	grep -q '^Name=mine' "$XDG/home/applications/org.rtshim.TestApp.desktop"
+	run -1 as_desktop_user "$sd" --rtrun "$RTRUN" org.rtshim.NoSuchApp
+	[[ $output == *"no such desktop entry"* ]]
+	run -2 as_desktop_user "$sd" --rtrun "$RTRUN" -p 0 org.rtshim.TestApp
+	[[ $output == *"invalid priority '0'"* ]]
+}
+
+@test "rtshim-desktop + dex: the launched program's main thread is RT (-p 11)" {
+	command -v dex >/dev/null || skip "dex not installed"
+	desktop_setup
+	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
+	as_desktop_user dex "$XDG/home/applications/org.rtshim.TestApp.desktop" >/dev/null 2>&1 3>&- &
+	wait_app
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 11" ]
+	[ "$(stat -c %U /proc/"$PID")" = "$TEST_USER" ]
+	grep -q librtshim.so /proc/"$PID"/maps
+}
+
+@test "rtshim-desktop + gio launch: a legacy program gets RT through the shim; env LD_PRELOAD kept" {
+	command -v gio >/dev/null || skip "gio not installed"
+	desktop_setup
+	local o=$XDG/home/applications/org.rtshim.Legacy.desktop
+	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" org.rtshim.Legacy
+	grep -qx "Exec=env LD_PRELOAD=/lib/$MULTIARCH/libm.so.6 $RTRUN $XDG/legacy.sh" "$o"
+	grep -qx "DBusActivatable=false" "$o"
+	run -0 desktop-file-validate "$o"
+	exec 9<>"$XDG/hold"
+	as_desktop_user gio launch "$o" >/dev/null 2>&1 3>&- 9>&- &
+	OUT=$XDG/home/app.out
+	local i t
+	for ((i = 0; i < 200; i++)); do grep -q '^tid t0 ' "$OUT" 2>/dev/null && break; sleep 0.05; done
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	t=$(tid_of t0)
+	for ((i = 0; i < 100; i++)); do grep -q '^call setscheduler-t0' "$OUT" && break; sleep 0.05; done
+	[ "$(sched_of "$PID" "$t")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ] || { cat "$OUT"; false; }
+	grep -q librtshim.so /proc/"$PID"/maps
+	grep -q libm.so.6 /proc/"$PID"/maps
+	exec 9>&- # the probe ends at EOF
+}

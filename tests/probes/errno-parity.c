@@ -1,0 +1,156 @@
+/* errno-parity — a table of invalid scheduling calls, one line each: "case NAME ret=R errno=E".
+ * Run with and without the shim: the outputs must be identical (rtshim(7): invalid arguments
+ * give exactly the unshimmed result).
+ * Usage: errno-parity [FOREIGN_PID]   (a process of another user; default: none) */
+#include <dlfcn.h>
+#include <limits.h>
+
+#include "probe.h"
+
+static void sched_case(const char *name, int ret)
+{
+	int e = ret < 0 ? errno : 0;
+	printf("case %s ret=%d errno=%s\n", name, ret, probe_errname(e));
+}
+
+static void pthread_case(const char *name, int ret)
+{
+	printf("case %s ret=%d errno=%s\n", name, ret, probe_errname(ret));
+}
+
+#define S(name, expr)                      \
+	do {                               \
+		errno = 0;                 \
+		int r_ = (expr);           \
+		sched_case(name, r_);      \
+	} while (0)
+#define P(name, expr) pthread_case(name, (expr))
+
+static void *quit(void *p)
+{
+	return p;
+}
+
+static void *park(void *p)
+{
+	(void)p;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	pid_t foreign = argc > 1 ? atoi(argv[1]) : 0;
+	const pid_t nonexistent = 0x7ffffff0;
+	struct sched_param p0 = { 0 }, p1 = { 1 }, p5 = { 5 }, p10 = { 10 }, pm1 = { -1 },
+			   p100 = { 100 }, pmax = { INT_MAX };
+	pthread_t self = pthread_self();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* sched_setscheduler */
+	S("ss-policy-42", sched_setscheduler(0, 42, &p0));
+	S("ss-policy-minus1", sched_setscheduler(0, -1, &p0));
+	S("ss-policy-deadline", sched_setscheduler(0, 6, &p0));
+	S("ss-policy-42-reset", sched_setscheduler(0, 42 | SCHED_RESET_ON_FORK, &p0));
+	S("ss-fifo-prio-0", sched_setscheduler(0, SCHED_FIFO, &p0));
+	S("ss-fifo-prio-minus1", sched_setscheduler(0, SCHED_FIFO, &pm1));
+	S("ss-fifo-prio-100", sched_setscheduler(0, SCHED_FIFO, &p100));
+	S("ss-fifo-prio-intmax", sched_setscheduler(0, SCHED_FIFO, &pmax));
+	S("ss-rr-prio-100", sched_setscheduler(0, SCHED_RR, &p100));
+	S("ss-fifo-reset-prio-0", sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p0));
+	S("ss-other-prio-1", sched_setscheduler(0, SCHED_OTHER, &p1));
+	S("ss-batch-prio-1", sched_setscheduler(0, SCHED_BATCH, &p1));
+	S("ss-fifo-null-param", sched_setscheduler(0, SCHED_FIFO, NULL));
+	S("ss-other-null-param", sched_setscheduler(0, SCHED_OTHER, NULL));
+	S("ss-pid-minus1", sched_setscheduler(-1, SCHED_FIFO, &p10));
+	S("ss-pid-nonexistent", sched_setscheduler(nonexistent, SCHED_FIFO, &p10));
+	S("ss-pid-nonexistent-other", sched_setscheduler(nonexistent, SCHED_OTHER, &p0));
+	if (foreign) {
+		S("ss-foreign-fifo-10", sched_setscheduler(foreign, SCHED_FIFO, &p10));
+		S("ss-foreign-other", sched_setscheduler(foreign, SCHED_OTHER, &p0));
+	}
+
+	/* sched_setparam */
+	S("sp-null-param", sched_setparam(0, NULL));
+	S("sp-prio-5-on-other", sched_setparam(0, &p5));
+	S("sp-prio-minus1", sched_setparam(0, &pm1));
+	S("sp-pid-minus1", sched_setparam(-1, &p0));
+	S("sp-pid-nonexistent", sched_setparam(nonexistent, &p0));
+	if (foreign)
+		S("sp-foreign-prio-0", sched_setparam(foreign, &p0));
+
+	/* sched_getscheduler */
+	S("gs-pid-minus1", sched_getscheduler(-1));
+	S("gs-pid-nonexistent", sched_getscheduler(nonexistent));
+	S("gs-self", sched_getscheduler(0));
+
+	/* pthread_setschedparam / pthread_setschedprio / pthread_getschedparam */
+	P("pt-policy-42", pthread_setschedparam(self, 42, &p0));
+	P("pt-policy-minus1", pthread_setschedparam(self, -1, &p0));
+	P("pt-fifo-prio-0", pthread_setschedparam(self, SCHED_FIFO, &p0));
+	P("pt-fifo-prio-minus1", pthread_setschedparam(self, SCHED_FIFO, &pm1));
+	P("pt-fifo-prio-100", pthread_setschedparam(self, SCHED_FIFO, &p100));
+	P("pt-rr-prio-intmax", pthread_setschedparam(self, SCHED_RR, &pmax));
+	P("pt-other-prio-1", pthread_setschedparam(self, SCHED_OTHER, &p1));
+	P("ptprio-self-100", pthread_setschedprio(self, 100));
+	P("ptprio-self-5-on-other", pthread_setschedprio(self, 5));
+	P("ptprio-self-minus1", pthread_setschedprio(self, -1));
+
+	/* an ended (not joined) thread: ESRCH from glibc */
+	pthread_t gone;
+	pid_t gone_tid = 0;
+	if (pthread_create(&gone, NULL, quit, NULL) == 0) {
+		/* its TID: /proc/self/task has only this thread again once it ended */
+		for (int i = 0; i < 2000; i++) {
+			int n = 0;
+			char path[64];
+			for (pid_t t = getpid() + 1; t < getpid() + 64; t++) {
+				snprintf(path, sizeof path, "/proc/self/task/%d", (int)t);
+				if (access(path, F_OK) == 0)
+					n++;
+			}
+			if (!n)
+				break;
+			usleep(1000);
+		}
+		usleep(20000);
+		int policy;
+		struct sched_param sp;
+		P("pt-ended-thread-fifo-10", pthread_setschedparam(gone, SCHED_FIFO, &p10));
+		P("pt-ended-thread-other", pthread_setschedparam(gone, SCHED_OTHER, &p0));
+		P("ptprio-ended-thread", pthread_setschedprio(gone, 10));
+		P("pg-ended-thread", pthread_getschedparam(gone, &policy, &sp));
+		pthread_join(gone, NULL);
+	}
+	(void)gone_tid;
+
+	/* a live thread the shim does not know (created by libc's own pthread_create, not through
+	 * the interposer): the shim must not guess its TID */
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	int (*libc_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+		libc ? (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(libc, "pthread_create") : NULL;
+	pthread_t unknown;
+	if (libc_create && libc_create(&unknown, NULL, park, NULL) == 0) {
+		P("pt-unknown-thread-fifo-10", pthread_setschedparam(unknown, SCHED_FIFO, &p10));
+		P("ptprio-unknown-thread-10", pthread_setschedprio(unknown, 10));
+	}
+
+	/* pthread_create: explicit FIFO without a priority (glibc: EINVAL) */
+	pthread_attr_t attr;
+	pthread_t t;
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	int r = pthread_create(&t, &attr, quit, NULL);
+	P("pc-fifo-prio-unset", r);
+	if (r == 0)
+		pthread_join(t, NULL);
+	pthread_attr_destroy(&attr);
+
+	int policy;
+	struct sched_param sp;
+	P("pg-self", pthread_getschedparam(self, &policy, &sp));
+	printf("case pg-self-policy %s %d\n", probe_policy(policy), sp.sched_priority);
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* repeat-acquire — a program that asks for the same RT priority again and again (some audio
+ * code does it every period): rtkit's per-user budget (26 requests / 20 s) must not be spent
+ * more than once for it.  Usage: repeat-acquire [COUNT] [PRIO]   (default 100, 70) */
+#include "probe.h"
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 100;
+	struct sched_param sp = { .sched_priority = argc > 2 ? atoi(argv[2]) : 70 };
+	int ok = 0, first = -1;
+	probe_start();
+	probe_tid("main");
+	for (int i = 0; i < n; i++) {
+		int r = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+		if (i == 0)
+			first = r;
+		ok += r == 0;
+	}
+	probe_rc("first", first, first);
+	probe_say("succeeded %d of %d", ok, n);
+	probe_kernel("main");
+	probe_wait();
+	return 0;
+}

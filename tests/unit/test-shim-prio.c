@@ -1,0 +1,161 @@
+/* test-shim-prio.c — priority mapping (shim/prio.c), the RLIMIT_RTTIME rule (shim/rttime.c)
+ * and the pthread_t → TID registry (shim/registry.c). */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "prio.h"
+#include "registry.h"
+#include "rttime.h"
+
+static void test_clamp(void **state)
+{
+	(void)state;
+	struct rtshim_prio_map m = { .mode = RTSHIM_PRIO_CLAMP, .max_prio = 20 };
+	bool changed;
+	assert_int_equal(rtshim_prio_map(&m, 70, &changed), 20);
+	assert_true(changed);
+	assert_int_equal(rtshim_prio_map(&m, 99, &changed), 20);
+	assert_int_equal(rtshim_prio_map(&m, 20, &changed), 20);
+	assert_false(changed);
+	assert_int_equal(rtshim_prio_map(&m, 10, &changed), 10);
+	assert_false(changed);
+	assert_int_equal(rtshim_prio_map(&m, 1, &changed), 1);
+	assert_int_equal(rtshim_prio_map(&m, 0, &changed), 1);
+	assert_true(changed);
+	assert_int_equal(rtshim_prio_map(&m, -5, NULL), 1);
+	m.max_prio = 99;
+	assert_int_equal(rtshim_prio_map(&m, 70, &changed), 70);
+	m.max_prio = 1;
+	assert_int_equal(rtshim_prio_map(&m, 70, NULL), 1);
+	m.max_prio = 0;
+	assert_int_equal(rtshim_prio_map(&m, 70, NULL), -EINVAL);
+	m.max_prio = 20;
+	m.mode = 42;
+	assert_int_equal(rtshim_prio_map(&m, 70, NULL), -EINVAL);
+}
+
+static void test_rttime(void **state)
+{
+	(void)state;
+	rlim_t s, h;
+	const rlim_t INF = RLIM_INFINITY;
+	/* unlimited: set to the configured value, soft = hard */
+	assert_int_equal(rtshim_rttime_plan(INF, INF, 200000, 200000, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(s == 200000 && h == 200000);
+	/* daemon max lower than configured: the daemon's */
+	assert_int_equal(rtshim_rttime_plan(INF, INF, 200000, 50000, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(s == 50000 && h == 50000);
+	/* configured lower than daemon max */
+	assert_int_equal(rtshim_rttime_plan(INF, INF, 100000, 200000, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(s == 100000 && h == 100000);
+	/* hard already acceptable: nothing changes (never raised, not even the soft) */
+	assert_int_equal(rtshim_rttime_plan(10000, 150000, 200000, 200000, &s, &h), RTSHIM_RTTIME_OK);
+	assert_true(s == 10000 && h == 150000);
+	assert_int_equal(rtshim_rttime_plan(200000, 200000, 200000, 200000, &s, &h), RTSHIM_RTTIME_OK);
+	/* hard too high: lowered; a lower soft kept */
+	assert_int_equal(rtshim_rttime_plan(100000, 900000, 200000, 200000, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(s == 100000 && h == 200000);
+	assert_int_equal(rtshim_rttime_plan(INF, 900000, 200000, 200000, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(s == 200000 && h == 200000);
+	/* 0 anywhere: refuse (the kernel would kill the thread at once) */
+	assert_int_equal(rtshim_rttime_plan(0, 0, 200000, 200000, &s, &h), -EPERM);
+	assert_int_equal(rtshim_rttime_plan(0, 100000, 200000, 200000, &s, &h), -EPERM);
+	/* unknown daemon max: the configured value */
+	assert_int_equal(rtshim_rttime_plan(INF, INF, 200000, 0, &s, &h), RTSHIM_RTTIME_LOWER);
+	assert_true(h == 200000);
+	assert_int_equal(rtshim_rttime_plan(INF, INF, 0, 200000, &s, &h), -EPERM);
+}
+
+static void *noop(void *p)
+{
+	return p;
+}
+
+static void test_registry(void **state)
+{
+	(void)state;
+	struct rtshim_thread a = { 0 }, b = { 0 }, a2 = { 0 };
+	pthread_t ta, tb;
+	pid_t tid;
+	int flags;
+	assert_int_equal(pthread_create(&ta, NULL, noop, NULL), 0);
+	assert_int_equal(pthread_create(&tb, NULL, noop, NULL), 0);
+	size_t base = rtshim_registry_count();
+	a.handle = ta;
+	a.tid = 1001;
+	b.handle = tb;
+	b.tid = 1002;
+	rtshim_registry_add(&a);
+	rtshim_registry_add(&b);
+	assert_int_equal(rtshim_registry_count(), base + 2);
+	assert_int_equal(rtshim_registry_by_handle(ta, &tid, &flags), 0);
+	assert_int_equal(tid, 1001);
+	assert_int_equal(flags, 0);
+	assert_int_equal(rtshim_registry_by_tid(1002, NULL), 0);
+	assert_int_equal(rtshim_registry_by_tid(1003, NULL), -ESRCH);
+	assert_int_equal(rtshim_registry_update(true, ta, 0, RTSHIM_TF_SHIM_FLAG, 0), 0);
+	assert_int_equal(rtshim_registry_by_tid(1001, &flags), 0);
+	assert_int_equal(flags, RTSHIM_TF_SHIM_FLAG);
+	assert_int_equal(rtshim_registry_update(false, ta, 1001, 0, RTSHIM_TF_SHIM_FLAG), 0);
+	assert_int_equal(rtshim_registry_by_handle(ta, NULL, &flags), 0);
+	assert_int_equal(flags, 0);
+	/* the same handle registered again (reuse after the thread ended) replaces the entry */
+	a2.handle = ta;
+	a2.tid = 2001;
+	rtshim_registry_add(&a2);
+	assert_int_equal(rtshim_registry_count(), base + 2);
+	assert_int_equal(rtshim_registry_by_handle(ta, &tid, NULL), 0);
+	assert_int_equal(tid, 2001);
+	rtshim_registry_remove(&a); /* no longer linked: harmless */
+	rtshim_registry_remove(&a2);
+	rtshim_registry_remove(&b);
+	assert_int_equal(rtshim_registry_count(), base);
+	assert_int_equal(rtshim_registry_by_handle(ta, NULL, NULL), -ESRCH);
+	assert_int_equal(rtshim_registry_update(true, tb, 0, 1, 0), -ESRCH);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+}
+
+/* The child of a fork keeps only the forking thread's record, with its new TID. */
+static void test_registry_fork(void **state)
+{
+	(void)state;
+	struct rtshim_thread self = { 0 }, other = { 0 };
+	self.handle = pthread_self();
+	self.tid = 11;
+	self.flags = RTSHIM_TF_SHIM_FLAG;
+	other.handle = (pthread_t)0x1234;
+	other.tid = 12;
+	rtshim_registry_add(&self);
+	rtshim_registry_add(&other);
+	rtshim_registry_atfork_prepare();
+	rtshim_registry_atfork_child(&self, 99);
+	assert_int_equal(rtshim_registry_count(), 1);
+	pid_t tid;
+	int flags;
+	assert_int_equal(rtshim_registry_by_handle(pthread_self(), &tid, &flags), 0);
+	assert_int_equal(tid, 99);
+	assert_int_equal(flags, 0);
+	assert_int_equal(rtshim_registry_by_tid(12, NULL), -ESRCH);
+	rtshim_registry_remove(&self);
+	assert_int_equal(rtshim_registry_count(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clamp),
+		cmocka_unit_test(test_rttime),
+		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_registry_fork),
+	};
+	return cmocka_run_group_tests_name("shim-prio", tests, NULL, NULL);
+}

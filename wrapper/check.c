@@ -1,0 +1,349 @@
+/* check.c — `rtrun --check`: would a program started with rtrun get realtime, at what
+ * priority, and if not, why and what fixes it.  Every answer comes from trying: the direct
+ * call and rtkit are each asked to make a short-lived helper thread of rtrun realtime at
+ * priority 1 (or -p N), which is then dropped and ended.  Exit status 0 yes, 1 no. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "prio.h"
+#include "rtkit-client.h"
+#include "rtrun.h"
+
+struct helper {
+	pthread_t thread;
+	int tid_pipe[2], stop_pipe[2];
+	pid_t tid;
+	bool running;
+};
+
+static void *helper_main(void *arg)
+{
+	struct helper *h = arg;
+	pid_t tid = gettid();
+	char c;
+
+	if (write(h->tid_pipe[1], &tid, sizeof tid) != (ssize_t)sizeof tid)
+		return NULL;
+	/* Sleep until the main thread closes the write end. */
+	while (read(h->stop_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+static int helper_start(struct helper *h)
+{
+	int r;
+
+	memset(h, 0, sizeof *h);
+	if (pipe2(h->tid_pipe, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(h->stop_pipe, O_CLOEXEC) < 0) {
+		r = -errno;
+		close(h->tid_pipe[0]);
+		close(h->tid_pipe[1]);
+		return r;
+	}
+	r = pthread_create(&h->thread, NULL, helper_main, h);
+	if (r) {
+		close(h->tid_pipe[0]);
+		close(h->tid_pipe[1]);
+		close(h->stop_pipe[0]);
+		close(h->stop_pipe[1]);
+		return -r;
+	}
+	h->running = true;
+	while (read(h->tid_pipe[0], &h->tid, sizeof h->tid) < 0 && errno == EINTR)
+		;
+	return h->tid > 0 ? 0 : -EIO;
+}
+
+static void helper_stop(struct helper *h)
+{
+	if (!h->running)
+		return;
+	close(h->stop_pipe[1]);
+	pthread_join(h->thread, NULL);
+	close(h->stop_pipe[0]);
+	close(h->tid_pipe[0]);
+	close(h->tid_pipe[1]);
+	h->running = false;
+}
+
+/* Back to SCHED_OTHER; the flag must stay or the kernel refuses an unprivileged caller. */
+static void drop(pid_t tid)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
+}
+
+static void item(const char *label, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void item(const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("  %-15s ", label);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static const char *sandbox(void)
+{
+	if (access("/.flatpak-info", F_OK) == 0)
+		return "Flatpak (/.flatpak-info exists)";
+	if (getenv("SNAP"))
+		return "Snap ($SNAP is set)";
+	return NULL;
+}
+
+static void config_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
+{
+	int *bad = ctx;
+
+	item("environment", "%s=\"%s\" is not valid (accepted: %s): the shim uses %s", var->name,
+	     value, var->accepted, var->default_text);
+	(*bad)++;
+}
+
+static const char polkit_rule[] =
+	"       polkit.addRule(function(action, subject) {\n"
+	"           if (action.id == \"org.freedesktop.RealtimeKit1.acquire-real-time\" &&\n"
+	"               subject.isInGroup(\"audio\"))\n"
+	"               return polkit.Result.YES;\n"
+	"       });\n";
+
+int rtrun_check(const struct rtrun_options *o)
+{
+	int timeout = o->timeout_ms ? o->timeout_ms : RTRUN_CHECK_TIMEOUT_MS;
+	struct rtshim_config cfg;
+	struct rlimit rtprio, rttime;
+	struct rtrun_shim shim;
+	struct rtrun_bus_report bus;
+	struct rtkit_limits lim;
+	struct helper h;
+	struct passwd *pw = getpwuid(getuid());
+	char b1[32], b2[32], pol[64];
+	const char *box = sandbox();
+	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, plan_r = 0, bad = 0;
+	int want = o->priority ? o->priority : 1, granted_prio = 0, granted_policy = 0;
+	int direct_max = 0, rtkit_prio = 0;
+	bool direct_ok = false, grant_ok = false, cap = rtrun_have_cap_sys_nice();
+	unsigned long long hard = 0;
+
+	rtkit_set_timeout_ms(timeout);
+	rtshim_config_load(&cfg, getenv, config_warn, &bad);
+	if (o->rttime_us)
+		cfg.rttime_us = o->rttime_us;
+
+	printf("rtrun --check for user %s (uid %u)\n\n", pw ? pw->pw_name : "?", (unsigned)getuid());
+
+	/* Limits of this shell: what a program started from it inherits. */
+	getrlimit(RLIMIT_RTPRIO, &rtprio);
+	getrlimit(RLIMIT_RTTIME, &rttime);
+	if (cap)
+		item("RLIMIT_RTPRIO", "soft %s, hard %s, but CAP_SYS_NICE allows any priority directly",
+		     rtrun_rlim_text(rtprio.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
+	else if (rtprio.rlim_cur == 0)
+		item("RLIMIT_RTPRIO", "soft 0, hard %s: direct realtime requests fail with EPERM, so "
+		     "rtkit is needed", rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
+	else
+		item("RLIMIT_RTPRIO", "soft %s, hard %s: direct requests up to that priority succeed",
+		     rtrun_rlim_text(rtprio.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
+	if (rttime.rlim_max == 0 || rttime.rlim_cur == 0)
+		item("RLIMIT_RTTIME", "soft %s, hard %s: a realtime thread would be killed at once",
+		     rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2));
+	else
+		item("RLIMIT_RTTIME", "soft %s, hard %s (us): before asking rtkit the shim lowers the "
+		     "hard limit to at most %lld us",
+		     rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2), (long long)cfg.rttime_us);
+	item("sandbox", "%s", box ? box : "none detected");
+	if (!bad)
+		item("environment", "RTSHIM_* settings valid");
+
+	shim_r = rtrun_locate_shim(&shim);
+	if (shim_r == 0)
+		item("librtshim.so", "%s%s%s", shim.native, shim.lib_token ? ", preloaded as " : "",
+		     shim.lib_token ? shim.value : "");
+	else if (shim_r == -EINVAL)
+		item("librtshim.so", "%s: its path contains a space or colon, which LD_PRELOAD "
+		     "cannot carry", shim.native);
+	else
+		item("librtshim.so", "not found (looked for %s%s%s)", shim.tried[0],
+		     shim.tried[1][0] ? " and " : "", shim.tried[1]);
+
+	/* Try the direct call on a helper thread. */
+	direct_r = helper_start(&h);
+	if (direct_r == 0) {
+		struct sched_param sp = { .sched_priority = want };
+
+		if (syscall(SYS_sched_setscheduler, h.tid, SCHED_RR | SCHED_RESET_ON_FORK, &sp) == 0) {
+			direct_ok = true;
+			drop(h.tid);
+		} else {
+			direct_r = -errno;
+		}
+		helper_stop(&h);
+	}
+	if (direct_ok) {
+		direct_max = cap || rtprio.rlim_cur >= 99 ? 99 : (int)rtprio.rlim_cur;
+		item("direct call", "allowed up to priority %d (a test thread got SCHED_RR %d)",
+		     direct_max, want);
+	} else {
+		item("direct call", "refused: sched_setscheduler(SCHED_RR, %d): %s", want,
+		     strerror(-direct_r));
+	}
+
+	rtrun_bus_probe(timeout, &bus);
+	if (bus.bus == 0)
+		item("system bus", "%s answers", bus.address);
+	else
+		item("system bus", "%s does not answer: %s", bus.address, bus.bus_error);
+
+	if (bus.bus == 0) {
+		limits_r = rtkit_get_limits(&lim);
+		if (limits_r == 0)
+			item("rtkit-daemon", "answers%s: MaxRealtimePriority %d, MinNiceLevel %d, "
+			     "RTTimeUSecMax %lld us",
+			     bus.rtkit_owner == 0 ? " (started on demand)" : "",
+			     lim.max_realtime_priority, lim.min_nice_level,
+			     (long long)lim.rttime_usec_max);
+		else if (limits_r == -ENOTCONN && bus.rtkit_owner == 0 && bus.rtkit_activatable == 0)
+			item("rtkit-daemon", "not running, and the bus cannot start it");
+		else
+			item("rtkit-daemon", "does not answer: %s", rtkit_strerror(limits_r));
+
+		if (bus.polkit == 1)
+			item("polkit", "allows org.freedesktop.RealtimeKit1.acquire-real-time here");
+		else if (bus.polkit == 2)
+			item("polkit", "would allow acquire-real-time only after authentication, "
+			     "which rtkit never asks for");
+		else if (bus.polkit == 0)
+			item("polkit", "refuses org.freedesktop.RealtimeKit1.acquire-real-time here");
+		else if (bus.polkit == -ENOENT)
+			item("polkit", "polkitd is not running: rtkit refuses every request without it");
+		else
+			item("polkit", "no answer: %s", bus.polkit_error);
+	}
+
+	/* The honest answer: ask rtkit for a helper thread, then drop it. */
+	if (limits_r == 0) {
+		struct rtshim_prio_map map = { .mode = RTSHIM_PRIO_CLAMP,
+					       .max_prio = lim.max_realtime_priority };
+
+		rtkit_prio = rtshim_prio_map(&map, want, NULL);
+		if (rtkit_prio < 0)
+			rtkit_prio = 1;
+		plan_r = rtrun_bound_rttime(0, cfg.rttime_us, lim.rttime_usec_max, &hard);
+		if (plan_r < 0) {
+			grant_r = plan_r;
+			item("rtkit grant", "not tried: %s", plan_r == -EDOM
+			     ? "RLIMIT_RTTIME is 0, so the kernel would kill a realtime thread at once"
+			     : strerror(-plan_r));
+		} else if ((grant_r = helper_start(&h)) == 0) {
+			grant_r = rtkit_make_realtime(0, h.tid, rtkit_prio);
+			if (grant_r == 0 && rtrun_thread_sched(h.tid, &granted_policy, &granted_prio) == 0)
+				grant_ok = true;
+			drop(h.tid);
+			helper_stop(&h);
+			if (grant_ok)
+				item("rtkit grant", "a test thread got %s %d (then dropped)",
+				     rtrun_policy_text(granted_policy, pol, sizeof pol), granted_prio);
+			else if (grant_r == -EPERM)
+				item("rtkit grant", "refused (EPERM) although RLIMIT_RTTIME and the "
+				     "priority were within rtkit's limits: %s",
+				     bus.polkit == 1 ? "rtkit itself refuses (canary)"
+						     : "polkit said no");
+			else
+				item("rtkit grant", "refused: %s", rtkit_strerror(grant_r));
+		} else {
+			item("rtkit grant", "not tried: cannot start a test thread: %s",
+			     strerror(-grant_r));
+		}
+	}
+	putchar('\n');
+
+	if (shim_r < 0) {
+		printf("no: rtrun cannot preload librtshim.so.\n");
+		printf("fix: reinstall rtshim (make install) so that librtshim.so is in "
+		       "<prefix>/lib/<multiarch>/rtshim beside <prefix>/bin/rtrun.\n");
+		return 1;
+	}
+	if (direct_ok) {
+		printf("yes: programs started with rtrun get realtime directly, at the priority they "
+		       "ask for up to %d%s.\n", direct_max,
+		       grant_ok && direct_max < 99 ? "; higher requests go through rtkit" : "");
+		return 0;
+	}
+	if (grant_ok) {
+		printf("yes: programs started with rtrun get realtime through rtkit: %s at priority "
+		       "1..%d (requests above %d get %d).\n",
+		       rtrun_policy_text(granted_policy, pol, sizeof pol), lim.max_realtime_priority,
+		       lim.max_realtime_priority, lim.max_realtime_priority);
+		printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that runs "
+		       "that long without sleeping is killed.\n", hard);
+		if (box)
+			printf("note: inside a sandbox the program's PIDs may differ from the host's; "
+			       "rtkit answered here, so requests from this sandbox reach it.\n");
+		return 0;
+	}
+
+	printf("no: programs started with rtrun will not get realtime.\n");
+	if (bus.bus < 0) {
+		if (box)
+			printf("fix: this %s sandbox has no system bus; give it access "
+			       "(flatpak: --system-talk-name=org.freedesktop.RealtimeKit1) or run the "
+			       "program outside the sandbox.\n", box);
+		else
+			printf("fix: start the system bus (dbus-daemon --system, or systemctl start "
+			       "dbus), or point DBUS_SYSTEM_BUS_ADDRESS at it (now: %s).\n",
+			       bus.address);
+	} else if (limits_r == -ENOTCONN) {
+		printf("fix: install and enable rtkit (Debian/Ubuntu: apt install rtkit; it is "
+		       "started on demand through the bus).\n");
+	} else if (limits_r == -ETIMEDOUT || grant_r == -ETIMEDOUT) {
+		printf("fix: rtkit-daemon did not answer within %d ms: it may be hung; restart it "
+		       "(systemctl restart rtkit-daemon), or give a longer --timeout.\n", timeout);
+	} else if (limits_r < 0) {
+		printf("fix: whatever answers as org.freedesktop.RealtimeKit1 is not a working "
+		       "rtkit-daemon (%s).\n", rtkit_strerror(limits_r));
+	} else if (plan_r < 0) {
+		printf("fix: RLIMIT_RTTIME is 0 in this shell, so a realtime thread would be killed at "
+		       "once; start programs from a shell without that limit.\n");
+	} else if (grant_r == -EPERM && (bus.polkit == 0 || bus.polkit == 2)) {
+		printf("fix: polkit refuses realtime to this session. rtkit's shipped policy allows "
+		       "only active local sessions (not SSH, not inactive ones): log in at the seat, "
+		       "or allow it with a rule, e.g. as root in "
+		       "/etc/polkit-1/rules.d/49-rtkit-audio.rules:\n%s", polkit_rule);
+	} else if (grant_r == -EPERM) {
+		printf("fix: rtkit refused although polkit allows it: rtkit refuses everything for "
+		       "300 s after its canary fired (see rtkit-daemon's log); try again later.\n");
+	} else if (grant_r == -ENOENT) {
+		printf("fix: rtkit could not check the request: polkitd is not running, or rtrun runs "
+		       "in a PID namespace of its own (a container); start polkitd, or run on the "
+		       "host.\n");
+	} else if (grant_r == -EBUSY) {
+		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
+		       "processes, 26 requests per 20 s for all your programs): end other realtime "
+		       "programs or wait 20 s.\n");
+	} else {
+		printf("fix: rtkit refused: %s.\n", rtkit_strerror(grant_r));
+	}
+	return 1;
+}

@@ -1,0 +1,198 @@
+/* main.c — rtrun's command line: options, their validation, and the three modes
+ * (run COMMAND, --check, --pid).  Exit status like env(1)/chrt(1): 125 for rtrun's own
+ * errors, 126 COMMAND not executable, 127 COMMAND not found, else COMMAND's own. */
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "rtrun.h"
+
+#ifndef RTSHIM_VERSION
+#define RTSHIM_VERSION "unknown"
+#endif
+
+enum {
+	OPT_POLICY = 256,
+	OPT_RTTIME,
+	OPT_TIMEOUT,
+	OPT_NO_RESET,
+	OPT_STRICT,
+	OPT_TRACE,
+	OPT_CHECK,
+	OPT_PID,
+};
+
+static const struct option longopts[] = {
+	{ "priority", required_argument, NULL, 'p' },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "rttime", required_argument, NULL, OPT_RTTIME },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "no-reset-on-fork", no_argument, NULL, OPT_NO_RESET },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "trace", no_argument, NULL, OPT_TRACE },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(void)
+{
+	fputs("Usage: rtrun [OPTIONS] [--] COMMAND [ARG...]\n"
+	      "       rtrun --check [OPTIONS]\n"
+	      "       rtrun --pid PID [-p N] [OPTIONS]\n"
+	      "\n"
+	      "Run COMMAND with librtshim.so preloaded, so that its own requests for realtime\n"
+	      "scheduling (SCHED_FIFO/SCHED_RR) succeed through rtkit-daemon when the kernel\n"
+	      "refuses them.\n"
+	      "\n"
+	      "Options:\n"
+	      "  -p, --priority N     also make COMMAND's main thread realtime at priority N (1..99)\n"
+	      "                       before it starts, like chrt -r N; with --pid: the priority\n"
+	      "      --policy rr|fifo policy asked for when the direct call is allowed\n"
+	      "      --rttime USEC    RLIMIT_RTTIME to set before asking rtkit (1..3600000000;\n"
+	      "                       never above rtkit's RTTimeUSecMax)\n"
+	      "      --timeout MS     D-Bus timeout for each request to rtkit (1..60000)\n"
+	      "      --no-reset-on-fork\n"
+	      "                       let children inherit realtime granted by the direct call\n"
+	      "      --strict         refuse a priority rtkit cannot grant instead of lowering it\n"
+	      "  -v, --verbose        the shim (and rtrun) say what they do; twice: debug\n"
+	      "  -q, --quiet          no warnings from the shim or rtrun\n"
+	      "      --trace          the shim logs where each request comes from\n"
+	      "      --check          tell whether programs started with rtrun get realtime here,\n"
+	      "                       and what to fix if not (exit status 0 yes, 1 no)\n"
+	      "      --pid PID        make every thread of running process PID realtime\n"
+	      "                       (priority -p N, default 10)\n"
+	      "  -h, --help           show this help and exit\n"
+	      "  -V, --version        show the version and exit\n"
+	      "\n"
+	      "Exit status: COMMAND's own; 125 if rtrun itself fails, 126 if COMMAND cannot be\n"
+	      "executed, 127 if it is not found.\n"
+	      "\n"
+	      "See rtrun(1) and rtshim(7).\n",
+	      stdout);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("rtrun: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'rtrun --help' for more information.\n", stderr);
+	return RTRUN_EXIT_ERROR;
+}
+
+/* Validate one RTSHIM_* value exactly as the shim will parse it. */
+static int check_shim_value(const char *option, const char *var, const char *value)
+{
+	struct rtshim_config cfg;
+	const struct rtshim_config_var *vars;
+	size_t n;
+
+	rtshim_config_defaults(&cfg);
+	if (rtshim_config_set(&cfg, var, value) == 0)
+		return 0;
+	vars = rtshim_config_vars(&n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(vars[i].name, var)) {
+			fprintf(stderr, "rtrun: invalid %s value '%s': expected %s\n", option, value,
+				vars[i].accepted);
+			return -1;
+		}
+	fprintf(stderr, "rtrun: invalid %s value '%s'\n", option, value);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct rtrun_options o = { .policy = -1 };
+	long long v;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:vqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (rtrun_parse_int(optarg, 1, 99, &v) < 0)
+				return usage_error("invalid priority '%s': expected 1..99", optarg);
+			o.priority = (int)v;
+			break;
+		case OPT_POLICY:
+			o.policy = rtrun_parse_policy(optarg);
+			if (o.policy < 0)
+				return usage_error("invalid policy '%s': expected rr or fifo", optarg);
+			o.policy_text = optarg;
+			break;
+		case OPT_RTTIME:
+			if (check_shim_value("--rttime", "RTSHIM_RTTIME_US", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			rtrun_parse_int(optarg, 1, INT64_MAX, &v);
+			o.rttime_text = optarg;
+			o.rttime_us = v;
+			break;
+		case OPT_TIMEOUT:
+			if (check_shim_value("--timeout", "RTSHIM_TIMEOUT_MS", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			rtrun_parse_int(optarg, 1, INT32_MAX, &v);
+			o.timeout_text = optarg;
+			o.timeout_ms = (int)v;
+			break;
+		case OPT_NO_RESET:
+			o.no_reset_on_fork = true;
+			break;
+		case OPT_STRICT:
+			o.strict = true;
+			break;
+		case 'v':
+			o.verbose = o.verbose < 0 ? 1 : o.verbose + 1;
+			break;
+		case 'q':
+			o.verbose = -1;
+			break;
+		case OPT_TRACE:
+			o.trace = true;
+			break;
+		case OPT_CHECK:
+			o.check = true;
+			break;
+		case OPT_PID:
+			if (rtrun_parse_int(optarg, 1, INT32_MAX, &v) < 0)
+				return usage_error("invalid PID '%s'", optarg);
+			o.pid = (pid_t)v;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case 'V':
+			printf("rtrun (rtshim) %s\n", RTSHIM_VERSION);
+			return 0;
+		case ':':
+			return usage_error("option '%s' requires an argument", argv[optind - 1]);
+		default:
+			if (optopt) {
+				char opt[2] = { (char)optopt, '\0' };
+
+				return usage_error("invalid option -- '%s'", opt);
+			}
+			return usage_error("unrecognized or ambiguous option '%s'", argv[optind - 1]);
+		}
+	}
+	rtrun_set_verbosity(o.verbose);
+
+	if (o.check && o.pid)
+		return usage_error("%s", "--check and --pid cannot be combined");
+	if ((o.check || o.pid) && optind < argc)
+		return usage_error("%s takes no command", o.check ? "--check" : "--pid");
+	if (o.check)
+		return rtrun_check(&o);
+	if (o.pid)
+		return rtrun_pid(&o);
+	if (optind >= argc)
+		return usage_error("%s", "no command given");
+	return rtrun_run(&o, argv + optind);
+}

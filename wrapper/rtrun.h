@@ -1,0 +1,177 @@
+/* rtrun.h — what the files of wrapper/ share.
+ *
+ * rtrun runs a command with librtshim.so preloaded (run.c), diagnoses the current user's
+ * realtime situation (check.c), and makes a running process realtime (pid.c).  Pure helpers
+ * (util.c, preload.c, elf.c) have no global state and are unit-tested directly
+ * (tests/unit/test-rtrun-*.c).  Functions return 0 or a negative errno unless said otherwise.
+ */
+#ifndef RTSHIM_RTRUN_H
+#define RTSHIM_RTRUN_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Exit statuses, as env(1) and chrt(1) use them. */
+#define RTRUN_EXIT_ERROR 125      /* rtrun's own error: bad option, shim not found, ... */
+#define RTRUN_EXIT_CANNOT_EXEC 126 /* COMMAND found but could not be executed */
+#define RTRUN_EXIT_NOT_FOUND 127  /* COMMAND not found */
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+
+#define RTRUN_SHIM_FILE "librtshim.so"
+/* rtkit's default MaxRealtimePriority is 20: --pid without -p asks this (clamped to the max). */
+#define RTRUN_DEFAULT_PID_PRIORITY 10
+/* --check waits this long for the bus, rtkit and polkit unless --timeout says otherwise
+ * (the first call may have to activate rtkit-daemon). */
+#define RTRUN_CHECK_TIMEOUT_MS 2000
+
+struct rtrun_options {
+	int priority;          /* -p N: 1..99; 0 = not given */
+	int policy;            /* --policy: SCHED_RR or SCHED_FIFO; -1 = not given */
+	const char *policy_text;
+	const char *rttime_text; /* --rttime USEC as given (validated); NULL = not given */
+	int64_t rttime_us;     /* its value; 0 = not given */
+	const char *timeout_text;
+	int timeout_ms;        /* --timeout MS; 0 = not given */
+	bool no_reset_on_fork;
+	bool strict;
+	bool trace;
+	int verbose;           /* -v count; -1 = --quiet */
+	bool check;            /* --check */
+	pid_t pid;             /* --pid PID; 0 = not given */
+};
+
+/* log.c — "rtrun: " messages on stderr.  Errors always; warnings unless --quiet; info with
+ * -v, debug with -vv. */
+enum rtrun_level { RTRUN_ERROR, RTRUN_WARNING, RTRUN_INFO, RTRUN_DEBUG };
+void rtrun_set_verbosity(int verbose);
+int rtrun_verbosity(void);
+void rtrun_log(enum rtrun_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* util.c — pure helpers. */
+
+/* Strict decimal integer in [min, max]: optional leading '-' only when min < 0, digits only,
+ * no blanks, no overflow.  0 or -EINVAL / -ERANGE. */
+int rtrun_parse_int(const char *s, long long min, long long max, long long *out);
+/* "rr"/"fifo" (any case) → SCHED_RR/SCHED_FIFO; -EINVAL otherwise. */
+int rtrun_parse_policy(const char *s);
+/* "SCHED_RR|SCHED_RESET_ON_FORK" etc. into buf. */
+const char *rtrun_policy_text(int policy, char *buf, size_t size);
+/* A limit for humans: "unlimited" or the number. */
+const char *rtrun_rlim_text(unsigned long long v, char *buf, size_t size);
+
+/* preload.c — where the shim is, and the LD_PRELOAD value. */
+
+struct rtrun_shim {
+	char native[PATH_MAX];   /* absolute path of this architecture's librtshim.so */
+	char prefix[PATH_MAX];   /* <prefix> ("" for /) when `layout` */
+	bool layout;             /* native is <prefix>/lib/<multiarch>/rtshim/librtshim.so */
+	char value[PATH_MAX];    /* the entry rtrun puts in LD_PRELOAD ($LIB form or `native`) */
+	bool lib_token;          /* value uses the dynamic loader's $LIB token */
+	char tried[2][PATH_MAX]; /* where it looked, for the error message */
+};
+
+/* Find librtshim.so: beside rtrun's own executable (<exe dir>/../lib/<multiarch>/rtshim/),
+ * else in the compiled-in RTSHIM_PKGLIBDIR; never relative to the current directory.
+ * -ENOENT (not found: see shim->tried), -EINVAL (its path cannot be carried by LD_PRELOAD). */
+int rtrun_locate_shim(struct rtrun_shim *shim);
+
+/* If `libdir` ends in "/lib/<multiarch>/rtshim", write the prefix before "/lib" into out
+ * (size bytes) and return 0; -EINVAL otherwise.  Pure. */
+int rtrun_prefix_of_pkglibdir(const char *libdir, const char *multiarch, char *out, size_t size);
+
+/* A path ld.so can carry as one LD_PRELOAD entry (absolute, no space or colon)? */
+bool rtrun_preload_entry_ok(const char *path);
+
+/* The new LD_PRELOAD: `entry` first, then the entries of `old` (split on spaces and colons as
+ * ld.so does, empty ones dropped) minus every one whose file name is librtshim.so, joined by
+ * ':'.  malloc'd; NULL on ENOMEM.  Pure. */
+char *rtrun_compose_preload(const char *entry, const char *old);
+
+/* elf.c — what the dynamic loader will make of a command. */
+
+struct rtrun_elf {
+	bool is_elf;
+	bool is_script;          /* starts with "#!" */
+	char interpreter[PATH_MAX]; /* the script's interpreter (first word after #!) */
+	int elf_class;           /* ELFCLASS32 / ELFCLASS64 */
+	int machine;             /* e_machine */
+	bool native_endian;
+	bool has_interp;         /* PT_INTERP present: dynamically linked */
+};
+
+/* Read the ELF header and program headers (or a "#!" line) from fd.  0, or -ENOEXEC (neither
+ * ELF nor script, or a truncated/corrupt ELF), or -errno of the read. */
+int rtrun_elf_inspect(int fd, struct rtrun_elf *out);
+
+/* Debian multiarch tuple of an ELF class/machine ("i386-linux-gnu"), or NULL if unknown. */
+const char *rtrun_elf_multiarch(int elf_class, int machine);
+
+/* run.c */
+
+/* Resolve COMMAND as execvp(3) would (PATH search when it has no '/').  0 and the path, or
+ * -ENOENT / -EACCES. */
+int rtrun_resolve_command(const char *cmd, char *path, size_t size);
+
+/* Everything for `rtrun [OPTIONS] COMMAND...`; returns only on failure (exit status). */
+int rtrun_run(const struct rtrun_options *o, char **argv);
+
+/* realtime.c — the operations -p, --pid and --check share. */
+
+/* Bound the hard RLIMIT_RTTIME of `pid` (0: this process) for rtkit: min(configured, daemon
+ * max), never raising a limit, never 0 (shim/rttime.c rule).  *hard_out: the hard limit in
+ * force afterwards.  -EDOM if no acceptable limit exists (a limit of 0 in place). */
+int rtrun_bound_rttime(pid_t pid, int64_t configured_us, int64_t daemon_max_us,
+		       unsigned long long *hard_out);
+
+/* Make thread `tid` of process `pid` (0: this process) realtime at `priority`: first directly
+ * (sched_setscheduler with `policy`, |SCHED_RESET_ON_FORK unless no_reset_on_fork), then on
+ * EPERM through rtkit (bounding RLIMIT_RTTIME first, mapping the priority into rtkit's range,
+ * or refusing a priority above it when strict).  Logs what it did at info level. *how is set
+ * to "directly" or "through rtkit"; *granted_prio to the priority obtained. */
+struct rtrun_rt_request {
+	pid_t pid, tid;
+	int priority, policy;
+	bool reset_on_fork, strict;
+	int64_t rttime_us;       /* configured RLIMIT_RTTIME for rtkit, µs */
+};
+struct rtrun_rt_result {
+	const char *how;
+	int priority;
+	bool clamped;
+	int rtkit_max;
+	const char *failed_call; /* on error: what failed ("rtkit MakeThreadRealtime", ...) */
+};
+int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_result *res);
+
+/* One line for the error `r` of rtrun_make_realtime (rtkit's words for rtkit errors). */
+const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, int r);
+
+/* Does this process have CAP_SYS_NICE in its effective set (/proc/self/status)? */
+bool rtrun_have_cap_sys_nice(void);
+
+/* The thread's current policy (with flags) and priority; -errno. */
+int rtrun_thread_sched(pid_t tid, int *policy, int *priority);
+
+/* check.c / pid.c: exit status 0 (yes / all threads) or 1. */
+int rtrun_check(const struct rtrun_options *o);
+int rtrun_pid(const struct rtrun_options *o);
+
+/* bus.c — direct D-Bus questions --check asks (the rtkit client answers the rest). */
+struct rtrun_bus_report {
+	char address[512];       /* the system bus address used */
+	int bus;                 /* 0 reachable, or -errno */
+	char bus_error[256];
+	int rtkit_owner;         /* 1 running, 0 not running, -errno unknown */
+	int rtkit_activatable;   /* 1, 0, -errno */
+	int polkit;              /* 1 authorized, 0 not, 2 challenge (authentication), -errno */
+	char polkit_error[256];
+};
+void rtrun_bus_probe(int timeout_ms, struct rtrun_bus_report *rep);
+
+#endif

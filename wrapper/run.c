@@ -1,0 +1,284 @@
+/* run.c — `rtrun [OPTIONS] COMMAND [ARG...]`: preload the shim, pass the options on as RTSHIM_*
+ * variables, warn when the shim cannot work for COMMAND, make the main thread realtime for -p,
+ * and exec COMMAND in place (no extra process). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "rtkit-client.h"
+#include "rtrun.h"
+
+#ifndef RTSHIM_MULTIARCH
+#define RTSHIM_MULTIARCH "x86_64-linux-gnu"
+#endif
+
+int rtrun_resolve_command(const char *cmd, char *path, size_t size)
+{
+	const char *dirs, *p;
+	int err = -ENOENT;
+
+	if (!*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/')) {
+		if (snprintf(path, size, "%s", cmd) >= (int)size)
+			return -ENAMETOOLONG;
+		return access(cmd, F_OK) == 0 ? 0 : -errno;
+	}
+	/* execvp's search: PATH, or glibc's default; an empty element is the current directory. */
+	dirs = getenv("PATH");
+	if (!dirs)
+		dirs = "/bin:/usr/bin";
+	for (p = dirs;; p++) {
+		size_t len = strcspn(p, ":");
+		struct stat st;
+		int n = len ? snprintf(path, size, "%.*s/%s", (int)len, p, cmd)
+			    : snprintf(path, size, "%s", cmd);
+
+		if (n > 0 && (size_t)n < size && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(path, X_OK) == 0)
+				return 0;
+			err = -EACCES;
+		}
+		p += len;
+		if (!*p)
+			break;
+	}
+	return err;
+}
+
+static int set(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) == 0)
+		return 0;
+	rtrun_log(RTRUN_ERROR, "setenv(%s) failed: %s", name, strerror(errno));
+	return -1;
+}
+
+/* The RTSHIM_* variables from the options; what is not given stays as the environment has it. */
+static int set_shim_variables(const struct rtrun_options *o)
+{
+	if (o->verbose < 0 && set("RTSHIM_LOG", "quiet") < 0)
+		return -1;
+	if (o->verbose == 1 && set("RTSHIM_LOG", "info") < 0)
+		return -1;
+	if (o->verbose >= 2 && set("RTSHIM_LOG", "debug") < 0)
+		return -1;
+	if (o->timeout_text && set("RTSHIM_TIMEOUT_MS", o->timeout_text) < 0)
+		return -1;
+	if (o->rttime_text && set("RTSHIM_RTTIME_US", o->rttime_text) < 0)
+		return -1;
+	if (o->no_reset_on_fork && set("RTSHIM_RESET_ON_FORK", "0") < 0)
+		return -1;
+	if (o->strict && set("RTSHIM_STRICT", "1") < 0)
+		return -1;
+	if (o->policy >= 0 && set("RTSHIM_POLICY", o->policy == SCHED_FIFO ? "fifo" : "rr") < 0)
+		return -1;
+	if (o->trace && set("RTSHIM_TRACE", "1") < 0)
+		return -1;
+	return 0;
+}
+
+static void config_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
+{
+	(void)ctx;
+	rtrun_log(RTRUN_WARNING, "%s=\"%s\" is not valid (accepted: %s): the shim will use %s",
+		  var->name, value, var->accepted, var->default_text);
+}
+
+static bool nosuid_mount(const char *path)
+{
+	struct statvfs sv;
+
+	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_NOSUID);
+}
+
+/* What rtrun itself is: the native ELF class and machine. */
+static void native_elf(struct rtrun_elf *self)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	memset(self, 0, sizeof *self);
+	if (fd >= 0) {
+		rtrun_elf_inspect(fd, self);
+		close(fd);
+	}
+}
+
+/* Tell, before exec, when the dynamic loader will not load the shim into COMMAND. */
+static void warn_about_command(const char *cmd, const char *path, const struct rtrun_shim *shim,
+			       const struct rtrun_options *o, int depth)
+{
+	const char *hint = o->priority
+		? "only its main thread gets realtime (from -p); use rtrun --pid PID for its other "
+		  "threads once it runs"
+		: "use rtrun -p N to make its main thread realtime, or rtrun --pid PID once it runs";
+	struct rtrun_elf elf, self;
+	struct stat st;
+	ssize_t caps;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		/* Execute-only: the loader will still run it; we just cannot look inside. */
+		rtrun_log(RTRUN_DEBUG, "cannot inspect %s: open: %s", path, strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return;
+	}
+	if (depth == 0 && !nosuid_mount(path)) {
+		bool setuid = (st.st_mode & S_ISUID) && st.st_uid != getuid();
+		bool setgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid();
+
+		if (setuid || setgid) {
+			rtrun_log(RTRUN_WARNING, "%s is set-%s-ID: the dynamic loader ignores LD_PRELOAD "
+				  "for it, so librtshim.so cannot help; %s", cmd,
+				  setuid ? "user" : "group", hint);
+		} else {
+			caps = fgetxattr(fd, "security.capability", NULL, 0);
+			if (caps > 0 && getuid() != 0)
+				rtrun_log(RTRUN_WARNING, "%s has file capabilities (security.capability): "
+					  "the dynamic loader ignores LD_PRELOAD for it, so "
+					  "librtshim.so cannot help; %s", cmd, hint);
+		}
+	}
+
+	r = rtrun_elf_inspect(fd, &elf);
+	close(fd);
+	if (r < 0)
+		return;
+	if (elf.is_script) {
+		/* The kernel runs the interpreter: that is what the loader preloads into. */
+		if (depth == 0 && elf.interpreter[0] == '/')
+			warn_about_command(elf.interpreter, elf.interpreter, shim, o, depth + 1);
+		return;
+	}
+	if (!elf.is_elf)
+		return;
+	if (elf.native_endian && !elf.has_interp) {
+		rtrun_log(RTRUN_WARNING, "%s is statically linked: LD_PRELOAD has no effect on it, so "
+			  "librtshim.so cannot help; %s", cmd, hint);
+		return;
+	}
+
+	native_elf(&self);
+	if (self.is_elf && (elf.elf_class != self.elf_class || elf.machine != self.machine ||
+			    !elf.native_endian)) {
+		const char *ma = elf.native_endian ? rtrun_elf_multiarch(elf.elf_class, elf.machine)
+						   : NULL;
+		char other[PATH_MAX + 64];
+		struct stat sst;
+
+		if (ma && shim->lib_token &&
+		    snprintf(other, sizeof other, "%s/lib/%s/rtshim/%s", shim->prefix, ma,
+			     RTRUN_SHIM_FILE) < (int)sizeof other &&
+		    stat(other, &sst) == 0) {
+			rtrun_log(RTRUN_DEBUG, "%s is a %s program: the loader will take %s", cmd, ma,
+				  other);
+			return;
+		}
+		if (ma && shim->lib_token)
+			rtrun_log(RTRUN_WARNING, "%s is a %s program and no librtshim.so for it is "
+				  "installed (%s/lib/%s/rtshim/%s): the dynamic loader will skip the "
+				  "shim; %s", cmd, ma, shim->prefix, ma, RTRUN_SHIM_FILE, hint);
+		else
+			rtrun_log(RTRUN_WARNING, "%s is built for another architecture (%s) than "
+				  "librtshim.so (%s): the dynamic loader will skip the shim; %s", cmd,
+				  ma ? ma : "unknown", RTSHIM_MULTIARCH, hint);
+	}
+}
+
+/* -p N: make this (the main) thread realtime; exec keeps the thread and its policy. */
+static void main_thread_realtime(const struct rtrun_options *o, const struct rtshim_config *cfg,
+				 const char *cmd)
+{
+	struct rtrun_rt_request req = {
+		.pid = 0,
+		.tid = gettid(),
+		.priority = o->priority,
+		.policy = cfg->policy == RTSHIM_POLICY_FIFO ? SCHED_FIFO : SCHED_RR,
+		.reset_on_fork = cfg->reset_on_fork,
+		.strict = cfg->strict,
+		.rttime_us = cfg->rttime_us,
+	};
+	struct rtrun_rt_result res;
+	char pol[64];
+	int policy, prio, r;
+
+	rtkit_set_timeout_ms(cfg->timeout_ms);
+	r = rtrun_make_realtime(&req, &res);
+	if (r < 0) {
+		if (r == -ERANGE && res.failed_call && !strcmp(res.failed_call, "--strict"))
+			rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d and --strict "
+				  "forbids another one: running %s without realtime", o->priority,
+				  res.rtkit_max, cmd);
+		else
+			rtrun_log(RTRUN_WARNING, "cannot make the main thread realtime: %s failed: %s; "
+				  "running %s without it (rtrun --check tells why)", res.failed_call,
+				  rtrun_rt_error_text(&res, r), cmd);
+		return;
+	}
+	if (res.clamped)
+		rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: the main thread "
+			  "got %d", o->priority, res.rtkit_max, res.priority);
+	if (rtrun_thread_sched(req.tid, &policy, &prio) == 0)
+		rtrun_log(RTRUN_INFO, "main thread: %s %d, %s",
+			  rtrun_policy_text(policy, pol, sizeof pol), prio, res.how);
+}
+
+int rtrun_run(const struct rtrun_options *o, char **argv)
+{
+	struct rtrun_shim shim;
+	struct rtshim_config cfg;
+	char path[PATH_MAX], *preload;
+	int r;
+
+	r = rtrun_locate_shim(&shim);
+	if (r == -ENOENT) {
+		rtrun_log(RTRUN_ERROR, "cannot find %s (looked for %s%s%s)", RTRUN_SHIM_FILE,
+			  shim.tried[0][0] ? shim.tried[0] : "", shim.tried[0][0] && shim.tried[1][0]
+			  ? " and " : "", shim.tried[1]);
+		return RTRUN_EXIT_ERROR;
+	}
+	if (r < 0) {
+		rtrun_log(RTRUN_ERROR, "the path of %s (%s) contains a space or a colon, which "
+			  "LD_PRELOAD cannot carry: install rtshim under another prefix", RTRUN_SHIM_FILE,
+			  shim.value);
+		return RTRUN_EXIT_ERROR;
+	}
+
+	preload = rtrun_compose_preload(shim.value, getenv("LD_PRELOAD"));
+	if (!preload) {
+		rtrun_log(RTRUN_ERROR, "out of memory");
+		return RTRUN_EXIT_ERROR;
+	}
+	r = set("LD_PRELOAD", preload);
+	rtrun_log(RTRUN_INFO, "LD_PRELOAD=%s", preload);
+	free(preload);
+	if (r < 0 || set_shim_variables(o) < 0)
+		return RTRUN_EXIT_ERROR;
+	/* What the shim will read: the options just set, and what the environment had. */
+	rtshim_config_load(&cfg, getenv, config_warn, NULL);
+
+	r = rtrun_resolve_command(argv[0], path, sizeof path);
+	if (r == 0) {
+		warn_about_command(argv[0], path, &shim, o, 0);
+		if (o->priority)
+			main_thread_realtime(o, &cfg, argv[0]);
+	}
+
+	fflush(NULL);
+	execvp(argv[0], argv);
+	r = errno;
+	rtrun_log(RTRUN_ERROR, "failed to execute '%s': %s", argv[0], strerror(r));
+	return r == ENOENT ? RTRUN_EXIT_NOT_FOUND : RTRUN_EXIT_CANNOT_EXEC;
+}
