@@ -99,16 +99,16 @@ $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcar
 
 $(SHIM): $(SHIM_OBJ) shim/librtshim.map
 	@mkdir -p $(@D)
-	$(CC) -shared $(SAN) -Wl,--version-script=shim/librtshim.map -Wl,-z,now -Wl,-z,relro \
+	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,--version-script=shim/librtshim.map -Wl,-z,now -Wl,-z,relro \
 	  -Wl,--no-undefined -o $@ $(SHIM_OBJ)
 
 $(CLIENT): $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared $(SAN) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
+	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
 
 $(RTRUN): $(WRAPPER_OBJ) $(CLIENT_OBJ) $(SHIM_PURE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) -o $@ $^ $(DBUS_LIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(DBUS_LIBS)
 
 $(TESTOUT)/probes/lib%.so: tests/probes/lib%.c
 	@mkdir -p $(@D)

@@ -248,8 +248,9 @@ static int connect_locked(const struct timespec *deadline)
 	if (!address || !*address)
 		address = SYSTEM_BUS_DEFAULT_ADDRESS;
 
-	/* Must precede the connection's creation: libdbus would set SIGPIPE to SIG_IGN in the
-	 * host program. libdbus writes to sockets with MSG_NOSIGNAL, so nothing is lost. */
+	/* Must precede the connection's creation: a libdbus built without MSG_NOSIGNAL sets
+	 * SIGPIPE to SIG_IGN in the host program then (Linux builds use MSG_NOSIGNAL and leave
+	 * it alone either way; the flag is process-wide, so we never set it back to TRUE). */
 	dbus_connection_set_change_sigpipe(FALSE);
 
 	dbus_error_init(&error);

@@ -344,7 +344,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	bg_wait '^self 6: kernel='
 	grep -q '^self 6: error ENOTCONN: ' "$BG_OUT"
 	kill -0 "$BG" # still alive: no exit-on-disconnect, no SIGPIPE
-	tb_start      # a new stack: new bus on the same address
+	tb_start 8>&- # a new stack: new bus on the same address (the daemons must not hold our FIFO)
 	touch "$TB_DIR/client-custom"
 	bg_send self 7
 	bg_wait '^self 7: kernel='
@@ -362,7 +362,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	grep -q '^self 5: ok$' "$BG_OUT"
 	local sock_before sock_after
 	sock_before=$(ls -l "/proc/$BG/fd" | grep -o 'socket:\[[0-9]*\]')
-	tb_restart_rtkit
+	tb_restart_rtkit 8>&- # the new daemon must not hold our FIFO open
 	bg_send self 6
 	bg_wait '^self 6: kernel='
 	grep -q '^self 6: ok$' "$BG_OUT"

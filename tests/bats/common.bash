@@ -4,15 +4,18 @@
 RTSHIM_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 # tests/run copies build/ to a world-readable place so the unprivileged user can load it.
 B=${RTSHIM_BUILD:-$RTSHIM_ROOT/build}
+# PFX: the installed tree under test (rtrun, the shim, the client): the build tree, or with
+# RTSHIM_PREFIX=/usr an installed rtshim (debian/tests).  Probes always come from $B.
+PFX=${RTSHIM_PREFIX:-$B}
 MULTIARCH=${MULTIARCH:-$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)}
-LIBOUT=$B/lib/$MULTIARCH/rtshim
+LIBOUT=$PFX/lib/$MULTIARCH/rtshim
 SHIM=$LIBOUT/librtshim.so
 CLIENT=$LIBOUT/librtshim-client.so
-RTRUN=$B/bin/rtrun
+RTRUN=$PFX/bin/rtrun
 PROBES=$B/tests/probes
 TESTBED=$RTSHIM_ROOT/scripts/testbed
 TEST_USER=${RTSHIM_TEST_USER:-rtshim-test}
-export RTSHIM_ROOT B MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER
+export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER
 
 # tb_start [--deny] [--fifo] [-- RTKIT-DAEMON-ARGS...]: a private stack for this suite.
 tb_start() {

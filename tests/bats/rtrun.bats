@@ -19,7 +19,7 @@ setup_file() {
 	chmod 755 "$WORK"
 	export WORK
 	# The entry rtrun is expected to put in LD_PRELOAD for the tree under test.
-	SHIMVAL="$(readlink -f "$B")/\$LIB/rtshim/librtshim.so"
+	SHIMVAL="$(readlink -f "$PFX")/\$LIB/rtshim/librtshim.so"
 	export SHIMVAL
 	# Helper programs, built here: a static one, and setuid / file-capability copies.
 	printf 'int main(void) { return 0; }\n' >"$WORK/true.c"
@@ -336,7 +336,7 @@ EOF
 	cc -m32 -o "$WORK/fifo32" "$WORK/fifo32.c" || skip "no i386 toolchain (gcc-multilib)"
 	chmod 755 "$WORK/fifo32"
 	bg_run "$RTRUN" "$WORK/fifo32"
-	if [[ -e $B/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
+	if [[ -e $PFX/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
 		! grep -q 'wrong ELF class\|ld.so' "$ERR"
 		grep -qx 'rc 0' "$OUT"
 		[[ $(sched_of "$PID") == "SCHED_RR|SCHED_RESET_ON_FORK 10" ]]

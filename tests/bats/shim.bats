@@ -178,6 +178,23 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	assert_rttime_bounded "$PID"
 }
 
+@test "readers keep SCHED_RESET_ON_FORK visible when the program asked for it itself" {
+	probe_run cyclictest-style 1 80 reset
+	settle '^sees'
+	[ "$(call_of setscheduler-t0)" = "rc=0 err=OK" ]
+	grep -q '^sees t0 RR|RESET$' "$OUT"
+	assert_rt_granted "$(tid_of t0)"
+	probe_stop
+	probe_run --root cyclictest-style 1 80 reset
+	settle '^sees'
+	grep -q '^sees t0 FIFO|RESET$' "$OUT"
+	probe_stop
+	probe_run --root cyclictest-style 1 80
+	settle '^sees'
+	grep -q '^sees t0 FIFO$' "$OUT"   # the shim added it: hidden
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 80" ]
+}
+
 @test "sched_setparam and pthread_setschedprio changes on an RT thread" {
 	probe_run --noshim prio-change 10
 	settle '^sees worker'
@@ -374,8 +391,9 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 }
 
 @test "no daemon client beside the shim: exactly as without the shim, one warning" {
-	local d=$BATS_TEST_TMPDIR/alone
-	mkdir -p "$d"; cp "$SHIM" "$d/"; chmod -R a+rX "$d"; chmod a+x "$BATS_TEST_TMPDIR"
+	local d
+	d=$(mktemp -d /tmp/rtshim-alone.XXXXXX)   # the bats tmpdir is not the test user's to read
+	cp "$SHIM" "$d/"; chmod -R a+rX "$d"
 	local with without
 	with=$(as_user env LD_PRELOAD="$d/librtshim.so" "$PROBES/errno-parity" 2>/dev/null)
 	without=$(as_user "$PROBES/errno-parity")
@@ -384,6 +402,8 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	settle '^sees' 3
 	[ "$(grep -c 'rc=-1 err=EPERM' "$OUT")" = 3 ]
 	[ "$(grep -c 'cannot load the daemon client' "$ERR")" = 1 ]
+	[ "$(wc -l <"$ERR")" = 1 ]
+	rm -rf "$d"
 }
 
 @test "a relative LD_PRELOAD path still finds the client beside the shim" {

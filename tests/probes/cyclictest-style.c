@@ -1,9 +1,11 @@
 /* cyclictest-style — rt-tests' cyclictest: each measurement thread calls
  * sched_setscheduler(0, SCHED_FIFO, prio) itself; on failure it reports and goes on non-RT.
- * Usage: cyclictest-style [THREADS] [PRIO]   (default 4 threads, priority 80) */
+ * Usage: cyclictest-style [THREADS] [PRIO] [reset]   (default 4 threads, priority 80; "reset":
+ * the program itself asks for SCHED_FIFO|SCHED_RESET_ON_FORK) */
 #include "probe.h"
 
 static int prio = 80;
+static int flag;
 
 static void *measure(void *p)
 {
@@ -14,7 +16,7 @@ static void *measure(void *p)
 	struct sched_param sp = { .sched_priority = prio };
 	char call[32];
 	snprintf(call, sizeof call, "setscheduler-%s", label);
-	PROBE_SCHED(call, sched_setscheduler(0, SCHED_FIFO, &sp));
+	PROBE_SCHED(call, sched_setscheduler(0, SCHED_FIFO | flag, &sp));
 	int pol = sched_getscheduler(0);
 	probe_say("sees %s %s", label, probe_policy(pol));
 	probe_park();
@@ -26,6 +28,8 @@ int main(int argc, char **argv)
 	long n = argc > 1 ? atol(argv[1]) : 4;
 	if (argc > 2)
 		prio = atoi(argv[2]);
+	if (argc > 3 && !strcmp(argv[3], "reset"))
+		flag = SCHED_RESET_ON_FORK;
 	probe_start();
 	probe_tid("main");
 	for (long i = 0; i < n; i++) {
