@@ -8,6 +8,9 @@ RTKIT_CALL=(busctl --system call org.freedesktop.RealtimeKit1 /org/freedesktop/R
 
 teardown() { tb_stop; }
 
+# Is PID a live process (a zombie has exited; it only waits for PID 1 to reap it)?
+running() { [[ -r /proc/$1/stat && $(awk '{ sub(/^.*\) /, ""); print $1 }' "/proc/$1/stat") != Z ]]; }
+
 # PIDs of dbus-daemon/polkitd/rtkit-daemon processes whose command line names DIR.
 stack_pids() { pgrep -f -- "$1" || true; }
 
@@ -19,7 +22,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	local pids="$(tb_pid bus) $(tb_pid polkit) $(tb_pid rtkit)"
 	local dir=$TB_DIR
 	"$TESTBED" stop --dir "$dir"
-	for p in $pids; do [ ! -d /proc/$p ]; done
+	for p in $pids; do ! running "$p"; done
 	[ ! -e "$dir/bus" ]
 	rm -rf "$dir"; unset TB_DIR
 }
@@ -67,7 +70,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX); export TB_DIR
 	run "$TESTBED" start --dir "$TB_DIR" -- --no-such-rtkit-option
 	[ "$status" -ne 0 ]
-	[ -z "$(stack_pids "$TB_DIR")" ]
+	for p in $(stack_pids "$TB_DIR"); do ! running "$p"; done
 	run "$TESTBED" status --dir "$TB_DIR"
 	[ "$status" -ne 0 ]
 }
