@@ -14,6 +14,7 @@ PKGLIBDIR ?= $(LIBDIR)/rtshim
 MANDIR    ?= $(PREFIX)/share/man
 DESTDIR   ?=
 VERSION   := 0.1.0
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
 
 CC        ?= cc
 PKG_CONFIG ?= pkg-config
@@ -145,15 +146,15 @@ deps:
 	@scripts/install-deps
 
 check: deps
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@B=$(B) tests/run
 
 demo: deps all
-	@$(MAKE) --no-print-directory tests
+	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@B=$(B) scripts/demo
 
 bench: deps
-	@$(MAKE) --no-print-directory tests $(BENCHES)
+	@$(MAKE) --no-print-directory -j$(NPROC) tests $(BENCHES)
 	@B=$(B) scripts/bench
 
 install: all
