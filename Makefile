@@ -27,10 +27,15 @@ UNWIND_CFLAGS := $(shell $(PKG_CONFIG) --cflags libunwind 2>/dev/null)
 UNWIND_LIBS   := $(shell $(PKG_CONFIG) --libs libunwind 2>/dev/null)
 CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 
-# SANITIZE=1 builds everything (shim included) with ASan+UBSan into build-asan/.
+# SANITIZE=1 builds everything (shim included) with ASan+UBSan into build-asan/;
+# SANITIZE=thread with ThreadSanitizer into build-tsan/ (`make SANITIZE=thread tsan`: what the
+# TSan test needs).  A sanitized preload library needs its runtime first in LD_PRELOAD.
 ifeq ($(SANITIZE),1)
 B         ?= build-asan
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),thread)
+B         ?= build-tsan
+SAN       := -fsanitize=thread -fno-omit-frame-pointer
 else
 B         ?= build
 SAN       :=
@@ -67,10 +72,18 @@ WRAPPER_OBJ := $(call obj,$(WRAPPER_SRC))
 PROBES     := $(patsubst tests/probes/%.c,$(TESTOUT)/probes/%,$(PROBE_SRC))
 PROBELIBS  := $(patsubst tests/probes/%.c,$(TESTOUT)/probes/%.so,$(PROBELIB_SRC))
 UNITS      := $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(UNIT_SRC))
+# libFuzzer targets (see their rule below); only with clang, never in a SANITIZE build.
+FUZZ_CC   ?= clang
+FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,undefined \
+  -fno-sanitize-recover=undefined
+FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), \
+  $(patsubst tests/fuzz/%.c,$(TESTOUT)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))))
 
-.PHONY: all tests check demo bench install uninstall clean deps i386 i386-libs
+.PHONY: all tests tsan check demo bench install uninstall clean deps i386 i386-libs
 all: $(SHIM) $(CLIENT) $(RTRUN)
-tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(if $(I386),i386)
+tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS) $(if $(I386),i386)
+# The ThreadSanitizer test (tests/bats/checkers.bats): the shim, the client and the herd probe.
+tsan: $(SHIM) $(CLIENT) $(TESTOUT)/probes/herd
 
 # The 32-bit shim and client beside the 64-bit ones, so that one LD_PRELOAD value with the
 # loader's $LIB token serves both ELF classes; plus the 32-bit probes to prove it.  Built by
@@ -134,6 +147,14 @@ $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 # rtrun's unit tests #include the wrapper/*.c they test (rtrun's main() cannot be linked in).
 $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UNIT_SRC))): \
   $(wildcard wrapper/*.c wrapper/*.h)
+
+# libFuzzer targets: tests/fuzz/fuzz-NAME.c -> $(B)/tests/fuzz/fuzz-NAME, built with clang
+# (libFuzzer + ASan + UBSan) with the pure shim code they exercise; tests/run runs each for a
+# bounded time on a copy of tests/fuzz/corpus/fuzz-NAME/.  Not built without clang, nor in a
+# SANITIZE build (they carry their own sanitizers).
+$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c shim/config.c shim/log.c $(wildcard shim/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Ishim -o $@ $(filter %.c,$^)
 
 # Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
 # never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.

@@ -15,6 +15,22 @@
 #define RTKIT_OBJECT_PATH  "/org/freedesktop/RealtimeKit1"
 #define RTKIT_INTERFACE    "org.freedesktop.RealtimeKit1"
 
+#define PORTAL_SERVICE_NAME       "org.freedesktop.portal.Desktop"
+#define PORTAL_OBJECT_PATH        "/org/freedesktop/portal/desktop"
+#define PORTAL_REALTIME_INTERFACE "org.freedesktop.portal.Realtime"
+
+/* portal.c — rtkit on the system bus, or (in a sandbox) the Realtime portal on the session bus. */
+struct rtshim_backend {
+	int portal;            /* the portal: session bus, WithPID methods only */
+	const char *service, *path, *interface;
+};
+/* Inside a sandbox: /.flatpak-info exists or $SNAP is set.  1 or 0. */
+int rtshim_in_sandbox(void);
+/* The backend of this process (decided on first use). */
+const struct rtshim_backend *rtshim_backend(void);
+/* The bus address for backend `b`; 0, or -1 if none is known (or it does not fit). */
+int rtshim_backend_address(const struct rtshim_backend *b, char *buf, size_t size);
+
 /* errors.c — pure functions, no bus needed. */
 
 /* The negative errno for an error reply (name, message) of a method call. */

@@ -19,13 +19,20 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "client-internal.h"
 #include "rtkit-client.h"
 
-/* libdbus's built-in default; /var/run is /run on every current distribution. */
-#define SYSTEM_BUS_DEFAULT_ADDRESS "unix:path=/var/run/dbus/system_bus_socket"
+/* ThreadSanitizer (GCC 12) does not intercept pthread_mutex_clocklock: the TSan build
+ * (tests/bats/checkers.bats) tells it about the lock taken; nothing in other builds. */
+#ifdef __SANITIZE_THREAD__
+#include <sanitizer/tsan_interface.h>
+#define TSAN_LOCKED(m) (__tsan_mutex_pre_lock((m), 0), __tsan_mutex_post_lock((m), 0, 0))
+#else
+#define TSAN_LOCKED(m) ((void)0)
+#endif
 
 static pthread_mutex_t conn_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -34,6 +41,10 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static DBusConnection *conn;
 static pid_t conn_pid;
 static int conn_fd = -1;
+/* The socket's identity: a program that closes every descriptor (a daemon) may reuse the
+ * number for a file of its own, which must then never be read, written or closed by us. */
+static dev_t conn_dev;
+static ino_t conn_ino;
 /* The parent's connection in a forked child: never used again, only kept reachable. */
 static DBusConnection *abandoned;
 
@@ -97,6 +108,18 @@ static void drop_connection_locked(void)
 	conn_fd = -1;
 }
 
+/* Is conn_fd still the socket we connected (not closed, not another file under that number)?
+ * fstat only: async-signal-safe, usable in the atfork child handler. */
+static int conn_fd_is_ours(void)
+{
+	struct stat st;
+
+	if (conn_fd < 0)
+		return 1; /* libdbus gave no descriptor: nothing to check */
+	return fstat(conn_fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == conn_dev &&
+	       st.st_ino == conn_ino;
+}
+
 static void atfork_prepare(void)
 {
 	if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == gettid()) {
@@ -119,7 +142,7 @@ static void atfork_child(void)
 {
 	/* No other thread exists here, and none was inside libdbus at the fork (we held the
 	 * mutex). Closing our copy of the socket lets the bus see the parent alone. */
-	if (conn && conn_fd >= 0)
+	if (conn && conn_fd >= 0 && conn_fd_is_ours())
 		close(conn_fd);
 	forget_parent_connection();
 	if (fork_took_lock) {
@@ -143,6 +166,7 @@ int rtshim_conn_lock(const struct timespec *deadline)
 	r = pthread_mutex_clocklock(&conn_mutex, CLOCK_MONOTONIC, deadline);
 	if (r != 0)
 		return r == ETIMEDOUT ? -ETIMEDOUT : -r;
+	TSAN_LOCKED(&conn_mutex);
 	__atomic_store_n(&lock_owner, gettid(), __ATOMIC_RELAXED);
 
 	/* A child created without our atfork handlers (raw clone): same rule. */
@@ -241,12 +265,12 @@ static int connect_locked(const struct timespec *deadline)
 {
 	DBusConnection *c;
 	DBusError error;
-	const char *address;
+	char address[1024];
 	int fd = -1, flags, r;
 
-	address = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
-	if (!address || !*address)
-		address = SYSTEM_BUS_DEFAULT_ADDRESS;
+	/* the system bus (rtkit), or in a sandbox the session bus (the Realtime portal) */
+	if (rtshim_backend_address(rtshim_backend(), address, sizeof address) < 0)
+		return -ENOTCONN;
 
 	/* Must precede the connection's creation: a libdbus built without MSG_NOSIGNAL sets
 	 * SIGPIPE to SIG_IGN in the host program then (Linux builds use MSG_NOSIGNAL and leave
@@ -264,6 +288,14 @@ static int connect_locked(const struct timespec *deadline)
 
 	/* libdbus creates the socket with SOCK_CLOEXEC; make sure, an exec must not inherit it. */
 	if (dbus_connection_get_socket(c, &fd)) {
+		struct stat st;
+
+		if (fstat(fd, &st) == 0) {
+			conn_dev = st.st_dev;
+			conn_ino = st.st_ino;
+		} else {
+			fd = -1;
+		}
 		flags = fcntl(fd, F_GETFD);
 		if (flags >= 0 && !(flags & FD_CLOEXEC))
 			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
@@ -291,6 +323,10 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 
 	*reply = NULL;
 
+	/* Our socket closed behind our back (and its number perhaps reused by the program): leave
+	 * that descriptor alone, forget the connection as after a fork, and connect anew. */
+	if (conn && !conn_fd_is_ours())
+		forget_parent_connection();
 	/* Notice a bus that went away since the last call: read a pending EOF without waiting. */
 	if (conn) {
 		(void)dbus_connection_read_write(conn, 0);

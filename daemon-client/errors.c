@@ -43,6 +43,12 @@ int rtshim_errno_from_dbus_error(const char *name, const char *message)
 	if (name_is(name, DBUS_ERROR_INVALID_ARGS))
 		return -EINVAL;
 
+	/* the Realtime portal's own refusals (its forwarding of rtkit's errors keeps their names) */
+	if (name_is(name, "org.freedesktop.portal.Error.NotAllowed"))
+		return -EPERM;
+	if (name_is(name, "org.freedesktop.portal.Error.Failed"))
+		return rtshim_errno_from_dbus_error(DBUS_ERROR_FAILED, message);
+
 	if (name_is(name, DBUS_ERROR_NO_MEMORY))
 		return -ENOMEM;
 

@@ -20,13 +20,13 @@ static int limits_cached;
 static int get_property_locked(const char *property, const struct timespec *deadline,
 			       int64_t *out)
 {
-	const char *interface = RTKIT_INTERFACE;
+	const struct rtshim_backend *b = rtshim_backend();
+	const char *interface = b->interface;
 	DBusMessage *m, *reply = NULL;
 	DBusMessageIter it, variant;
 	int r;
 
-	m = dbus_message_new_method_call(RTKIT_SERVICE_NAME, RTKIT_OBJECT_PATH,
-					 DBUS_INTERFACE_PROPERTIES, "Get");
+	m = dbus_message_new_method_call(b->service, b->path, DBUS_INTERFACE_PROPERTIES, "Get");
 	if (!m)
 		return -ENOMEM;
 	if (!dbus_message_append_args(m, DBUS_TYPE_STRING, &interface, DBUS_TYPE_STRING, &property,
@@ -118,25 +118,29 @@ unlock:
 static int make_thread(const char *method, const char *method_with_pid, pid_t pid, pid_t tid,
 		       int value_type, const void *value)
 {
+	const struct rtshim_backend *b = rtshim_backend();
 	struct timespec deadline;
 	DBusMessage *m, *reply = NULL;
-	dbus_uint64_t process = (dbus_uint64_t)pid, thread = (dbus_uint64_t)tid;
+	dbus_uint64_t process, thread = (dbus_uint64_t)tid;
 	dbus_bool_t ok;
 	int r;
+
+	/* the portal has the WithPID methods only; it maps our (sandbox) PIDs to the host's */
+	if (b->portal && pid == 0)
+		pid = getpid();
+	process = (dbus_uint64_t)pid;
 
 	rtshim_deadline_start(&deadline);
 	r = rtshim_conn_lock(&deadline);
 	if (r < 0)
 		return r;
 
-	if (pid == 0 || pid == getpid()) {
-		m = dbus_message_new_method_call(RTKIT_SERVICE_NAME, RTKIT_OBJECT_PATH,
-						 RTKIT_INTERFACE, method);
+	if (!b->portal && (pid == 0 || pid == getpid())) {
+		m = dbus_message_new_method_call(b->service, b->path, b->interface, method);
 		ok = m && dbus_message_append_args(m, DBUS_TYPE_UINT64, &thread, value_type, value,
 						   DBUS_TYPE_INVALID);
 	} else {
-		m = dbus_message_new_method_call(RTKIT_SERVICE_NAME, RTKIT_OBJECT_PATH,
-						 RTKIT_INTERFACE, method_with_pid);
+		m = dbus_message_new_method_call(b->service, b->path, b->interface, method_with_pid);
 		ok = m && dbus_message_append_args(m, DBUS_TYPE_UINT64, &process, DBUS_TYPE_UINT64,
 						   &thread, value_type, value, DBUS_TYPE_INVALID);
 	}

@@ -17,6 +17,12 @@ void rtshim_config_defaults(struct rtshim_config *cfg)
 	cfg->strict = false;
 	cfg->policy = RTSHIM_POLICY_ASKED;
 	cfg->prio_map = RTSHIM_PRIO_CLAMP;
+	cfg->prio_top = 0;
+	cfg->runaway = RTSHIM_RUNAWAY_DEMOTE;
+	cfg->inherit = false;
+	cfg->nice_fallback = RTSHIM_NICE_REFUSED;
+	cfg->trace = false;
+	cfg->only[0] = '\0';
 }
 
 int rtshim_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -111,6 +117,79 @@ static int parse_policy(struct rtshim_config *cfg, const char *v)
 	return 0;
 }
 
+static int parse_nice_fallback(struct rtshim_config *cfg, const char *v)
+{
+	static const char *const names[] = { "off", "refused", "always", NULL };
+	bool b;
+	int i = one_of(v, names);
+	if (i >= 0) {
+		cfg->nice_fallback = i; /* same order as enum rtshim_nice_fallback */
+		return 0;
+	}
+	if (rtshim_parse_bool(v, &b) < 0)
+		return -EINVAL;
+	cfg->nice_fallback = b ? RTSHIM_NICE_ALWAYS : RTSHIM_NICE_OFF;
+	return 0;
+}
+
+static int parse_trace(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->trace);
+}
+
+/* PATTERN[,PATTERN...]: non-empty patterns, printable, no '/', fits in cfg->only. */
+static int parse_only(struct rtshim_config *cfg, const char *v)
+{
+	size_t len = strlen(v), start = 0;
+	if (len >= sizeof cfg->only)
+		return -EINVAL;
+	for (size_t i = 0; i <= len; i++) {
+		if (v[i] == ',' || v[i] == '\0') {
+			if (i == start)
+				return -EINVAL;
+			start = i + 1;
+		} else if (v[i] <= 0x20 || v[i] >= 0x7f || v[i] == '/') {
+			return -EINVAL;
+		}
+	}
+	memcpy(cfg->only, v, len + 1);
+	return 0;
+}
+
+static int parse_prio_map(struct rtshim_config *cfg, const char *v)
+{
+	static const char *const names[] = { "clamp", "scale", "offset", NULL };
+	int i = one_of(v, names);
+	if (i < 0)
+		return -EINVAL;
+	cfg->prio_map = i; /* same order as enum rtshim_prio_mode */
+	return 0;
+}
+
+static int parse_top(struct rtshim_config *cfg, const char *v)
+{
+	uint64_t n;
+	if (rtshim_parse_u64(v, 1, 99, &n) < 0)
+		return -EINVAL;
+	cfg->prio_top = (int)n;
+	return 0;
+}
+
+static int parse_runaway(struct rtshim_config *cfg, const char *v)
+{
+	static const char *const names[] = { "demote", "kill", NULL };
+	int i = one_of(v, names);
+	if (i < 0)
+		return -EINVAL;
+	cfg->runaway = i; /* same order as enum rtshim_runaway */
+	return 0;
+}
+
+static int parse_inherit(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->inherit);
+}
+
 static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_LOG", "warn", "quiet, warn, info or debug", parse_log },
 	{ "RTSHIM_TIMEOUT_MS", "500", "1..60000", parse_timeout },
@@ -118,6 +197,14 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_RESET_ON_FORK", "1", "1 or 0 (yes/no, true/false, on/off)", parse_reset },
 	{ "RTSHIM_STRICT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_strict },
 	{ "RTSHIM_POLICY", "asked", "rr, fifo or asked", parse_policy },
+	{ "RTSHIM_PRIO_MAP", "clamp", "clamp, scale or offset", parse_prio_map },
+	{ "RTSHIM_TOP", "99", "1..99", parse_top },
+	{ "RTSHIM_RUNAWAY", "demote", "demote or kill", parse_runaway },
+	{ "RTSHIM_INHERIT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_inherit },
+	{ "RTSHIM_NICE_FALLBACK", "refused", "refused, always (or 1) or off (or 0)", parse_nice_fallback },
+	{ "RTSHIM_TRACE", "0", "1 or 0 (yes/no, true/false, on/off)", parse_trace },
+	{ "RTSHIM_ONLY", "(unset: every request)",
+	  "PATTERN[,PATTERN...] (library file-name patterns, no '/', up to 255 bytes)", parse_only },
 };
 
 const struct rtshim_config_var *rtshim_config_vars(size_t *count)

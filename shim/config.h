@@ -20,7 +20,28 @@ struct rtshim_config {
 	bool reset_on_fork; /* RTSHIM_RESET_ON_FORK */
 	bool strict;        /* RTSHIM_STRICT */
 	int policy;         /* enum rtshim_policy_choice; RTSHIM_POLICY */
-	int prio_map;       /* enum rtshim_prio_mode (prio.h); only clamp for now */
+	int prio_map;       /* enum rtshim_prio_mode (prio.h); RTSHIM_PRIO_MAP */
+	int prio_top;       /* RTSHIM_TOP: anchor of the offset mode, 1..99; 0 = unset (99) */
+	int runaway;        /* enum rtshim_runaway; RTSHIM_RUNAWAY */
+	bool inherit;       /* RTSHIM_INHERIT */
+	int nice_fallback;  /* enum rtshim_nice_fallback; RTSHIM_NICE_FALLBACK */
+	bool trace;         /* RTSHIM_TRACE */
+	char only[256];     /* RTSHIM_ONLY: comma-separated fnmatch patterns; "" = every request */
+};
+
+/* RTSHIM_NICE_FALLBACK: when a thread cannot have realtime, ask rtkit for a nice level instead
+ * (MakeThreadHighPriority at MinNiceLevel).  The program's call still fails as it would
+ * without rtshim; the nice level is a bonus. */
+enum rtshim_nice_fallback {
+	RTSHIM_NICE_OFF = 0,     /* never */
+	RTSHIM_NICE_REFUSED,     /* default: when rtkit refuses realtime */
+	RTSHIM_NICE_ALWAYS,      /* instead of realtime: rtkit is never asked for realtime */
+};
+
+/* RTSHIM_RUNAWAY: what happens to a realtime thread that overruns RLIMIT_RTTIME. */
+enum rtshim_runaway {
+	RTSHIM_RUNAWAY_DEMOTE = 0, /* default: soft limit below the hard one, SIGXCPU demotes */
+	RTSHIM_RUNAWAY_KILL,       /* the kernel's behaviour: soft = hard, killed at the limit */
 };
 
 #define RTSHIM_DEFAULT_TIMEOUT_MS 500

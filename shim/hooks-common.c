@@ -16,16 +16,24 @@
 #include "prio.h"
 #include "procfs.h"
 #include "rttime.h"
+#include "runaway.h"
+#include "budget.h"
 
 /* ---- real functions ------------------------------------------------------------------------ */
 
 static void *resolve(const char *name, const char *version)
 {
-	void *f = NULL;
+	void *next = dlsym(RTLD_NEXT, name), *f = NULL;
 	if (version)
 		f = dlvsym(RTLD_NEXT, name, version);
 	if (!f)
-		f = dlsym(RTLD_NEXT, name);
+		return next;
+	/* dlvsym skips an unversioned definition: an interposer loaded after the shim (another
+	 * preload library, a sanitizer runtime) would be bypassed.  Take the next definition when it
+	 * lives in another object than the versioned one. */
+	Dl_info a, b;
+	if (next && next != f && dladdr(next, &a) && dladdr(f, &b) && a.dli_fbase != b.dli_fbase)
+		return next;
 	return f;
 }
 
@@ -88,6 +96,25 @@ DEFINE_REAL(pthread_getschedparam, NULL)
  * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
 DEFINE_REAL(pthread_create, "GLIBC_2.34")
 
+/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
+ * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
+ * pthread_create waits, and a dlsym or dlopen in the new thread would deadlock both.  So the
+ * creator resolves and loads everything the new thread's request uses; the loader's lock is
+ * recursive for the thread that holds it. */
+void rtshim_prepare_for_new_thread(int prio)
+{
+	struct rlimit rl;
+	rtshim_real_sched_setscheduler();
+	rtshim_real_sched_setparam();
+	rtshim_real_sched_getscheduler();
+	rtshim_real_pthread_setschedparam();
+	rtshim_real_pthread_setschedprio();
+	rtshim_real_pthread_getschedparam();
+	/* the client only where the direct call is bound to fail: root's programs never load it */
+	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
+		rtshim_client_get(rtshim_cfg()->timeout_ms);
+}
+
 /* ---- guard, secure mode, configuration ----------------------------------------------------- */
 
 /* initial-exec: the shim is loaded at start-up (LD_PRELOAD); no __tls_get_addr, no libc-only
@@ -144,6 +171,8 @@ static void cfg_load(void)
 {
 	rtshim_config_load(&cfg, secure_getenv, cfg_warn, &cfg);
 	rtshim_log_set_level(cfg.log_level);
+	if (cfg.trace && cfg.log_level < RTSHIM_LOG_INFO)
+		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
 }
 
 const struct rtshim_config *rtshim_cfg(void)
@@ -217,6 +246,7 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+	rtshim_budget_reset();
 	rtshim_registry_atfork_child(&self_rec, gettid());
 }
 
@@ -334,6 +364,18 @@ static void set_shim_flag(const struct rtshim_req *r, const struct target *t, bo
 	}
 }
 
+/* rtkit granted this thread (RTSHIM_INHERIT: the threads it creates inherit). */
+static void set_rtkit_flag(const struct rtshim_req *r, const struct target *t)
+{
+	if (t->where == T_SELF) {
+		struct rtshim_thread *s = rtshim_self();
+		__atomic_fetch_or(&s->flags, RTSHIM_TF_RTKIT, __ATOMIC_RELAXED);
+	} else if (t->in_registry) {
+		bool by_handle = r->kind >= RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
+		rtshim_registry_update(by_handle, r->thread, t->tid, RTSHIM_TF_RTKIT, 0);
+	}
+}
+
 bool rtshim_shim_flag_by_pid(pid_t pid)
 {
 	int flags = 0;
@@ -394,9 +436,13 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 		return EPERM;
 	}
 
-	struct rtshim_prio_map map = { .mode = c->prio_map, .max_prio = lim.max_realtime_priority };
+	struct rtshim_prio_map map = {
+		.mode = c->prio_map, .max_prio = lim.max_realtime_priority, .top = c->prio_top,
+	};
 	bool changed = false;
-	int mapped = rtshim_prio_map(&map, prio, &changed);
+	/* an inherited priority is the creator's, already in rtkit's range: not mapped twice */
+	int mapped = r->premapped ? rtshim_prio_map(&(struct rtshim_prio_map){ .max_prio = map.max_prio }, prio, &changed)
+				  : rtshim_prio_map(&map, prio, &changed);
 	if (mapped < 0) {
 		rtshim_log_once(RTSHIM_LOG_WARN, lim.max_realtime_priority,
 				"rtkit allows no realtime priority (MaxRealtimePriority %d): %s",
@@ -426,6 +472,32 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 		}
 	}
 
+	/* RTSHIM_NICE_FALLBACK=always: a nice level instead, realtime is never asked for. */
+	pid_t nice_pid = t->where == T_OTHER_PROC ? t->tgid : 0;
+	if (c->nice_fallback == RTSHIM_NICE_ALWAYS) {
+		rtshim_nice_fallback(client, &lim, nice_pid, t->tid);
+		return EPERM;
+	}
+
+	/* rtkit refused this kind of request a moment ago: do not spend the budget again yet. */
+	int kind = t->where == T_OTHER_PROC ? RTSHIM_BUDGET_OTHER
+		   : is_rt(cur_policy)        ? RTSHIM_BUDGET_RAISE
+					      : RTSHIM_BUDGET_OWN;
+	int64_t wait_ms = 0;
+	int held = rtshim_budget_check(kind, &wait_ms);
+	const char *held_why = held < 0 && client->strerror ? client->strerror(held) : rtshim_errno_name(held);
+	if (!held && kind == RTSHIM_BUDGET_RAISE) {
+		held = rtshim_budget_raise_check(t->tid, mapped, &wait_ms);
+		held_why = "the same raise was granted a moment ago: the priority flaps";
+	}
+	if (held < 0) {
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → not sent to rtkit (%s), next try in %lld ms",
+			   (int)t->tid, rtshim_policy_name(want), prio, held_why ? held_why : "?",
+			   (long long)wait_ms);
+		rtshim_nice_fallback(client, &lim, nice_pid, t->tid);
+		return EPERM;
+	}
+
 	/* RLIMIT_RTTIME: hard limit set and <= RTTimeUSecMax, never raised, never 0. */
 	pid_t lim_pid = t->where == T_OTHER_PROC ? t->tgid : 0;
 	struct rlimit old, now;
@@ -443,6 +515,15 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 				(int)(lim_pid ? lim_pid : getpid()), consequence(r));
 		return EPERM;
 	}
+	/* The runaway guard (this process only: the handler lives here): soft limit below the
+	 * hard one, once the SIGXCPU handler is in place. */
+	if (!lim_pid && c->runaway == RTSHIM_RUNAWAY_DEMOTE && now.rlim_max != RLIM_INFINITY) {
+		rlim_t gs = rtshim_runaway_soft(now.rlim_cur, now.rlim_max);
+		if (rtshim_runaway_arm(gs) == 0 && gs < now.rlim_cur) {
+			now.rlim_cur = gs;
+			v = RTSHIM_RTTIME_LOWER;
+		}
+	}
 	if (v == RTSHIM_RTTIME_LOWER && prlimit(lim_pid, RLIMIT_RTTIME, &now, NULL) < 0) {
 		rtshim_log_once(RTSHIM_LOG_WARN, errno, "cannot set RLIMIT_RTTIME of process %d (%s): %s",
 				(int)(lim_pid ? lim_pid : getpid()), rtshim_errno_name(errno), consequence(r));
@@ -450,16 +531,22 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 	}
 
 	e = client->make_realtime(lim_pid, t->tid, mapped);
+	rtshim_budget_record(kind, e);
 	if (e < 0) {
 		const char *why = client->strerror ? client->strerror(e) : rtshim_errno_name(e);
 		rtshim_log_once(RTSHIM_LOG_WARN, e, "rtkit did not grant realtime (%s/%d asked, %d sent): %s; %s",
 				rtshim_policy_name(want), prio, mapped, why ? why : "?", consequence(r));
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → rtkit refused: %s",
 			   (int)t->tid, rtshim_policy_name(want), prio, why ? why : "?");
+		if (e == -EPERM || e == -EBUSY) /* a refusal, not a missing daemon */
+			rtshim_nice_fallback(client, &lim, nice_pid, t->tid);
 		return EPERM;
 	}
 
+	if (kind == RTSHIM_BUDGET_RAISE)
+		rtshim_budget_raise_granted(t->tid, mapped);
 	set_shim_flag(r, t, !program_flag);
+	set_rtkit_flag(r, t);
 	sync_glibc(r, t->tid);
 	int gpol = SCHED_RR, gprio = mapped;
 	kernel_sched(t->tid, &gpol, &gprio);
@@ -476,16 +563,16 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 			rtshim_log(RTSHIM_LOG_INFO,
 				   "process %d thread %d: %s/%d requested → rtkit %s/%d%s, RLIMIT_RTTIME %s",
 				   (int)lim_pid, (int)t->tid, rtshim_policy_name(want), prio,
-				   rtshim_policy_name(gpol), gprio, changed ? " (clamped)" : "", rt);
+				   rtshim_policy_name(gpol), gprio, !changed ? "" : map.mode == RTSHIM_PRIO_CLAMP || r->premapped ? " (clamped)" : " (mapped)", rt);
 		else
 			rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → rtkit %s/%d%s, RLIMIT_RTTIME %s",
 				   (int)t->tid, rtshim_policy_name(want), prio, rtshim_policy_name(gpol),
-				   gprio, changed ? " (clamped)" : "", rt);
+				   gprio, !changed ? "" : map.mode == RTSHIM_PRIO_CLAMP || r->premapped ? " (clamped)" : " (mapped)", rt);
 	}
 	return 0;
 }
 
-int rtshim_request(const struct rtshim_req *r)
+int rtshim_request_core(const struct rtshim_req *r)
 {
 	const struct rtshim_config *c = rtshim_cfg();
 	int asked = has_policy(r) ? r->policy : 0;

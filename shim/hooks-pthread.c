@@ -10,6 +10,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "trace.h"
 
 RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
 {
@@ -83,7 +84,57 @@ struct tramp {
 	void *(*start)(void *);
 	void *arg;
 	struct rt_create *rt; /* NULL: a plain thread, the tramp is heap memory the thread frees */
+	int inherit_policy;   /* RTSHIM_INHERIT: the creator's RT policy and priority; 0 = none */
+	int inherit_prio;
 };
+
+/* RTSHIM_INHERIT: a thread created with inherited scheduling by a thread rtkit made realtime
+ * would have inherited RT under RLIMIT_RTPRIO; rtkit's SCHED_RESET_ON_FORK starts it
+ * SCHED_OTHER.  Promote it to the creator's policy and priority before its start routine (the
+ * creator does not wait).  A refusal (rtkit's thread limit: EBUSY) leaves it SCHED_OTHER, and
+ * the shim's backoff keeps the next ones from spending rtkit's budget for a while. */
+static void promote_inherited(int policy, int prio)
+{
+	struct sched_param p = { .sched_priority = prio };
+	struct rtshim_req r = {
+		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
+		.param = &p, .creating = true, .premapped = true,
+	};
+	if (!rtshim_enter())
+		return;
+	int err = rtshim_request(&r);
+	rtshim_leave();
+	if (err)
+		rtshim_log_once(RTSHIM_LOG_WARN, err,
+				"RTSHIM_INHERIT: a thread created by a realtime thread could not get realtime (%s); it runs SCHED_OTHER",
+				rtshim_errno_name(err) ? rtshim_errno_name(err) : "?");
+}
+
+/* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr`. */
+static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
+{
+	int inherit = PTHREAD_INHERIT_SCHED;
+	if (!rtshim_cfg()->inherit)
+		return false;
+	if (attr && (pthread_attr_getinheritsched(attr, &inherit) || inherit != PTHREAD_INHERIT_SCHED))
+		return false;
+	struct rtshim_thread *self = rtshim_self();
+	if (!(__atomic_load_n(&self->flags, __ATOMIC_RELAXED) & RTSHIM_TF_RTKIT))
+		return false;
+	struct sched_param sp;
+	int pol = rtshim_real_sched_getscheduler()(0);
+	if (pol < 0 || sched_getparam(0, &sp) < 0)
+		return false;
+	/* only a thread that is still RT now and whose children lose it (SCHED_RESET_ON_FORK) */
+	if (!(pol & SCHED_RESET_ON_FORK))
+		return false;
+	pol &= ~SCHED_RESET_ON_FORK;
+	if ((pol != SCHED_FIFO && pol != SCHED_RR) || sp.sched_priority < 1)
+		return false;
+	*policy = pol;
+	*prio = sp.sched_priority;
+	return true;
+}
 
 static void futex_wait_nonzero(int *word)
 {
@@ -130,9 +181,12 @@ static void *trampoline(void *p)
 	void *(*start)(void *) = t->start;
 	void *arg = t->arg;
 	struct rt_create *rc = t->rt;
+	int ipol = t->inherit_policy, iprio = t->inherit_prio;
 	if (!rc)
 		free(t);
 	rtshim_thread_started();
+	if (ipol)
+		promote_inherited(ipol, iprio);
 	if (rc) {
 		int result;
 		int run = promote_new_thread(rc->policy, rc->prio, &result);
@@ -156,6 +210,10 @@ static int create_plain(pthread_create_fn *real, pthread_t *thread, const pthrea
 	t->start = start;
 	t->arg = arg;
 	t->rt = NULL;
+	t->inherit_policy = 0;
+	t->inherit_prio = 0;
+	if (!inherits_rt(attr, &t->inherit_policy, &t->inherit_prio))
+		t->inherit_policy = 0;
 	int r = real(thread, attr, trampoline, t);
 	if (r)
 		free(t);
@@ -175,8 +233,9 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 	if (pthread_attr_setschedpolicy(&copy, SCHED_OTHER) || pthread_attr_setschedparam(&copy, &zero))
 		return real(thread, attr, start, arg);
 
+	rtshim_prepare_for_new_thread(prio);
 	struct rt_create rc = { .policy = policy, .prio = prio };
-	struct tramp t = { .start = start, .arg = arg, .rt = &rc };
+	struct tramp t = { .start = start, .arg = arg, .rt = &rc, .inherit_policy = 0 };
 	int r = real(thread, &copy, trampoline, &t);
 	if (r)
 		return r;
@@ -203,10 +262,19 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
 	    inherit == PTHREAD_EXPLICIT_SCHED && pthread_attr_getschedpolicy(attr, &policy) == 0 &&
 	    (policy == SCHED_FIFO || policy == SCHED_RR) &&
-	    pthread_attr_getschedparam(attr, &sp) == 0 && sp.sched_priority > 0)
-		r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority);
-	else
+	    pthread_attr_getschedparam(attr, &sp) == 0 && sp.sched_priority > 0) {
+		/* RTSHIM_TRACE/RTSHIM_ONLY look at this (the creating) thread's stack */
+		struct rtshim_trace tr = { .on = false, .pass = false };
+		if (rtshim_trace_wanted() &&
+		    rtshim_trace_begin(&tr, "pthread_create(EXPLICIT %s, %d)", rtshim_policy_name(policy),
+				       sp.sched_priority))
+			r = create_plain(real, thread, attr, start, arg);
+		else
+			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority);
+		rtshim_trace_end(&tr, r);
+	} else {
 		r = create_plain(real, thread, attr, start, arg);
+	}
 	rtshim_leave();
 	errno = saved;
 	return r;

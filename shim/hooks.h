@@ -33,6 +33,8 @@ pthread_setschedparam_fn *rtshim_real_pthread_setschedparam(void);
 pthread_setschedprio_fn *rtshim_real_pthread_setschedprio(void);
 pthread_getschedparam_fn *rtshim_real_pthread_getschedparam(void);
 pthread_create_fn *rtshim_real_pthread_create(void);
+/* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
+void rtshim_prepare_for_new_thread(int prio);
 
 /* Enter the shim's logic: false when the process is in secure-execution mode or this thread is
  * already inside the shim (then: call the real function and nothing else). */
@@ -65,11 +67,22 @@ struct rtshim_req {
 	int policy;                      /* sched_setscheduler, pthread_setschedparam */
 	const struct sched_param *param; /* as the program passed it (or the prio, wrapped) */
 	bool creating;                   /* from pthread_create (wording of the logs) */
+	bool premapped;                  /* RTSHIM_INHERIT: the priority is already rtkit's */
 };
 
 /* Decide and carry out one request (the contract's rules).  0 or a positive errno: exactly the
  * unshimmed call's error when the shim could not do better. */
 int rtshim_request(const struct rtshim_req *r);
+/* The same without RTSHIM_TRACE/RTSHIM_ONLY (hooks-trace.c wraps it as rtshim_request). */
+int rtshim_request_core(const struct rtshim_req *r);
+
+/* hooks-nice.c — RTSHIM_NICE_FALLBACK: realtime could not be had for thread `tid` of process
+ * `pid` (0: this one); ask rtkit for MinNiceLevel instead.  0 done or already there, 1 not
+ * asked (off, or an RT thread), or rtkit's negative errno.  Logs what it did. */
+struct rtshim_client_v1;
+struct rtkit_limits;
+int rtshim_nice_fallback(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
+			 pid_t pid, pid_t tid);
 
 /* Readers: should SCHED_RESET_ON_FORK be hidden for this thread of ours (the shim added it)? */
 bool rtshim_shim_flag_by_pid(pid_t pid);

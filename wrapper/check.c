@@ -210,13 +210,29 @@ int rtrun_check(const struct rtrun_options *o)
 		     strerror(-direct_r));
 	}
 
-	rtrun_bus_probe(timeout, &bus);
-	if (bus.bus == 0)
-		item("system bus", "%s answers", bus.address);
-	else
-		item("system bus", "%s does not answer: %s", bus.address, bus.bus_error);
+	if (box) {
+		/* inside a sandbox the client asks the Realtime portal, never rtkit directly */
+		memset(&bus, 0, sizeof bus);
+		bus.polkit = 1; /* not ours to check from here: the portal's host side does */
+		limits_r = rtkit_get_limits(&lim);
+		if (limits_r == 0)
+			item("portal", "org.freedesktop.portal.Realtime answers on the session "
+			     "bus: MaxRealtimePriority %d, MinNiceLevel %d, RTTimeUSecMax %lld us",
+			     lim.max_realtime_priority, lim.min_nice_level,
+			     (long long)lim.rttime_usec_max);
+		else
+			item("portal", "org.freedesktop.portal.Realtime on the session bus does "
+			     "not answer: %s", limits_r == -ENOTCONN
+			     ? "no session bus, or no xdg-desktop-portal on it" : rtkit_strerror(limits_r));
+	} else {
+		rtrun_bus_probe(timeout, &bus);
+		if (bus.bus == 0)
+			item("system bus", "%s answers", bus.address);
+		else
+			item("system bus", "%s does not answer: %s", bus.address, bus.bus_error);
+	}
 
-	if (bus.bus == 0) {
+	if (!box && bus.bus == 0) {
 		limits_r = rtkit_get_limits(&lim);
 		if (limits_r == 0)
 			item("rtkit-daemon", "answers%s: MaxRealtimePriority %d, MinNiceLevel %d, "
@@ -299,13 +315,18 @@ int rtrun_check(const struct rtrun_options *o)
 		printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that runs "
 		       "that long without sleeping is killed.\n", hard);
 		if (box)
-			printf("note: inside a sandbox the program's PIDs may differ from the host's; "
-			       "rtkit answered here, so requests from this sandbox reach it.\n");
+			printf("note: inside this %s sandbox requests go through the Realtime portal "
+			       "(xdg-desktop-portal), which forwards them to rtkit.\n", box);
 		return 0;
 	}
 
 	printf("no: programs started with rtrun will not get realtime.\n");
-	if (bus.bus < 0) {
+	if (box && limits_r < 0) {
+		printf("fix: inside a %s sandbox rtshim asks the Realtime portal "
+		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
+		       "make sure xdg-desktop-portal runs on the host and the sandbox may talk to "
+		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", box);
+	} else if (bus.bus < 0) {
 		if (box)
 			printf("fix: this %s sandbox has no system bus; give it access "
 			       "(flatpak: --system-talk-name=org.freedesktop.RealtimeKit1) or run the "

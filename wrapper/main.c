@@ -23,6 +23,12 @@ enum {
 	OPT_TRACE,
 	OPT_CHECK,
 	OPT_PID,
+	OPT_MAP,
+	OPT_TOP,
+	OPT_RUNAWAY,
+	OPT_INHERIT,
+	OPT_NICE_FALLBACK,
+	OPT_ONLY,
 };
 
 static const struct option longopts[] = {
@@ -37,6 +43,12 @@ static const struct option longopts[] = {
 	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "pid", required_argument, NULL, OPT_PID },
+	{ "map", required_argument, NULL, OPT_MAP },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "runaway", required_argument, NULL, OPT_RUNAWAY },
+	{ "inherit", no_argument, NULL, OPT_INHERIT },
+	{ "nice-fallback", optional_argument, NULL, OPT_NICE_FALLBACK },
+	{ "only", required_argument, NULL, OPT_ONLY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -62,9 +74,26 @@ static void usage(void)
 	      "      --no-reset-on-fork\n"
 	      "                       let children inherit realtime granted by the direct call\n"
 	      "      --strict         refuse a priority rtkit cannot grant instead of lowering it\n"
+	      "      --map clamp|scale|offset\n"
+	      "                       how priorities above rtkit's maximum are mapped: clamp\n"
+	      "                       (default), scale (1..99 onto 1..max, order kept), offset\n"
+	      "                       (--top N becomes the maximum, N-k the maximum-k)\n"
+	      "      --top N          the program's highest priority, for --map offset (1..99)\n"
+	      "      --runaway demote|kill\n"
+	      "                       a realtime thread that never blocks: demoted to SCHED_OTHER\n"
+	      "                       at 80% of RLIMIT_RTTIME (default), or killed by the kernel\n"
+	      "      --inherit        threads created by a realtime thread get realtime too\n"
 	      "  -v, --verbose        the shim (and rtrun) say what they do; twice: debug\n"
 	      "  -q, --quiet          no warnings from the shim or rtrun\n"
 	      "      --trace          the shim logs where each request comes from\n"
+	      "      --only PATTERN[,PATTERN...]\n"
+	      "                       forward only requests made from a library whose file\n"
+	      "                       name matches (e.g. 'libjack*'); others are left as they are\n"
+	      "      --nice-fallback[=always|refused|off]\n"
+	      "                       a thread that gets no realtime gets rtkit's best nice level\n"
+	      "                       instead: always (the default of this option: never ask\n"
+	      "                       for realtime), refused (the shim's default: when rtkit\n"
+	      "                       refuses realtime), off; the program's call still fails\n"
 	      "      --check          tell whether programs started with rtrun get realtime here,\n"
 	      "                       and what to fix if not (exit status 0 yes, 1 no)\n"
 	      "      --pid PID        make every thread of running process PID realtime\n"
@@ -159,6 +188,36 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CHECK:
 			o.check = true;
+			break;
+		case OPT_MAP:
+			if (check_shim_value("--map", "RTSHIM_PRIO_MAP", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			o.map_text = optarg;
+			break;
+		case OPT_TOP:
+			if (check_shim_value("--top", "RTSHIM_TOP", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			o.top_text = optarg;
+			break;
+		case OPT_RUNAWAY:
+			if (check_shim_value("--runaway", "RTSHIM_RUNAWAY", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			o.runaway_text = optarg;
+			break;
+		case OPT_INHERIT:
+			o.inherit = true;
+			break;
+		case OPT_NICE_FALLBACK:
+			if (!optarg)
+				optarg = "always";
+			if (check_shim_value("--nice-fallback", "RTSHIM_NICE_FALLBACK", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			o.nice_fallback_text = optarg;
+			break;
+		case OPT_ONLY:
+			if (check_shim_value("--only", "RTSHIM_ONLY", optarg) < 0)
+				return RTRUN_EXIT_ERROR;
+			o.only_text = optarg;
 			break;
 		case OPT_PID:
 			if (rtrun_parse_int(optarg, 1, INT32_MAX, &v) < 0)

@@ -151,6 +151,12 @@ int rtrun_pid(const struct rtrun_options *o)
 	/* Without -p the default priority is only a default: map it, never refuse it. */
 	req.strict = o->strict && o->priority;
 	req.rttime_us = cfg.rttime_us;
+	if (o->map_text)
+		rtshim_config_set(&cfg, "RTSHIM_PRIO_MAP", o->map_text);
+	if (o->top_text)
+		rtshim_config_set(&cfg, "RTSHIM_TOP", o->top_text);
+	req.prio_map = cfg.prio_map;
+	req.prio_top = cfg.prio_top;
 
 	for (size_t i = 0; i < count; i++) {
 		struct rtrun_rt_result res;

@@ -57,7 +57,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 	struct sched_param sp = { .sched_priority = req->priority };
 	int policy = req->policy | (req->reset_on_fork ? SCHED_RESET_ON_FORK : 0);
 	struct rtkit_limits lim;
-	struct rtshim_prio_map map = { .mode = RTSHIM_PRIO_CLAMP };
+	struct rtshim_prio_map map = { .mode = req->prio_map, .top = req->prio_top };
 	bool changed = false;
 	int r, prio;
 

@@ -44,6 +44,12 @@ struct rtrun_options {
 	int verbose;           /* -v count; -1 = --quiet */
 	bool check;            /* --check */
 	pid_t pid;             /* --pid PID; 0 = not given */
+	const char *map_text;  /* --map clamp|scale|offset (validated); NULL = not given */
+	const char *top_text;  /* --top N (validated); NULL = not given */
+	const char *runaway_text; /* --runaway demote|kill (validated); NULL = not given */
+	bool inherit;          /* --inherit */
+	const char *nice_fallback_text; /* --nice-fallback[=WHEN] (validated); NULL = not given */
+	const char *only_text; /* --only PATTERNS (validated); NULL = not given */
 };
 
 /* log.c — "rtrun: " messages on stderr.  Errors always; warnings unless --quiet; info with
@@ -139,6 +145,7 @@ struct rtrun_rt_request {
 	int priority, policy;
 	bool reset_on_fork, strict;
 	int64_t rttime_us;       /* configured RLIMIT_RTTIME for rtkit, µs */
+	int prio_map, prio_top;  /* --map/--top (RTSHIM_PRIO_MAP/RTSHIM_TOP); 0: clamp */
 };
 struct rtrun_rt_result {
 	const char *how;

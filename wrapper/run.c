@@ -83,6 +83,18 @@ static int set_shim_variables(const struct rtrun_options *o)
 		return -1;
 	if (o->trace && set("RTSHIM_TRACE", "1") < 0)
 		return -1;
+	if (o->map_text && set("RTSHIM_PRIO_MAP", o->map_text) < 0)
+		return -1;
+	if (o->top_text && set("RTSHIM_TOP", o->top_text) < 0)
+		return -1;
+	if (o->runaway_text && set("RTSHIM_RUNAWAY", o->runaway_text) < 0)
+		return -1;
+	if (o->inherit && set("RTSHIM_INHERIT", "1") < 0)
+		return -1;
+	if (o->nice_fallback_text && set("RTSHIM_NICE_FALLBACK", o->nice_fallback_text) < 0)
+		return -1;
+	if (o->only_text && set("RTSHIM_ONLY", o->only_text) < 0)
+		return -1;
 	return 0;
 }
 
@@ -209,6 +221,8 @@ static void main_thread_realtime(const struct rtrun_options *o, const struct rts
 		.reset_on_fork = cfg->reset_on_fork,
 		.strict = cfg->strict,
 		.rttime_us = cfg->rttime_us,
+		.prio_map = cfg->prio_map,
+		.prio_top = cfg->prio_top,
 	};
 	struct rtrun_rt_result res;
 	char pol[64];

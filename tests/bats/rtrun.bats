@@ -159,6 +159,15 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	grep -qx 'RTSHIM_RESET_ON_FORK=0' <<<"$output"
 	grep -qx 'RTSHIM_STRICT=1' <<<"$output"
 	grep -qx 'RTSHIM_TRACE=1' <<<"$output"
+	run -0 as_user "$RTRUN" --map offset --top 70 --runaway kill --inherit env
+	grep -qx 'RTSHIM_PRIO_MAP=offset' <<<"$output"
+	grep -qx 'RTSHIM_TOP=70' <<<"$output"
+	grep -qx 'RTSHIM_RUNAWAY=kill' <<<"$output"
+	grep -qx 'RTSHIM_INHERIT=1' <<<"$output"
+	run -125 as_user "$RTRUN" --map linear true
+	[[ $output == *"rtrun: invalid --map value 'linear': expected clamp, scale or offset"* ]]
+	run -125 as_user "$RTRUN" --top 100 true
+	run -125 as_user "$RTRUN" --runaway ignore true
 	run -0 as_user "$RTRUN" -vv --policy rr env
 	grep -qx 'RTSHIM_LOG=debug' <<<"$output"
 	grep -qx 'RTSHIM_POLICY=rr' <<<"$output"
@@ -581,8 +590,11 @@ EOF
 }
 
 @test "--check: a sandbox is detected (\$SNAP), bad RTSHIM_* values are reported" {
-	run -0 as_user env SNAP=/snap/x/1 RTSHIM_RTTIME_US=forever "$RTRUN" --check
+	# inside a sandbox only the Realtime portal (session bus) counts: none here
+	run -1 as_user env SNAP=/snap/x/1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+		RTSHIM_RTTIME_US=forever "$RTRUN" --check
 	[[ $output == *'sandbox         Snap ($SNAP is set)'* ]]
+	[[ $output == *'org.freedesktop.portal.Realtime on the session bus does not answer'* ]]
 	[[ $output == *'environment     RTSHIM_RTTIME_US="forever" is not valid'* ]]
 }
 
@@ -644,6 +656,7 @@ EOF
 	for o in --priority --policy --rttime --timeout --no-reset-on-fork --strict --verbose \
 		--quiet --trace --check --pid --help --version RTSHIM_LOG RTSHIM_TIMEOUT_MS \
 		RTSHIM_RTTIME_US RTSHIM_RESET_ON_FORK RTSHIM_STRICT RTSHIM_POLICY RTSHIM_TRACE \
+		--map --top --runaway --inherit RTSHIM_PRIO_MAP RTSHIM_TOP RTSHIM_RUNAWAY RTSHIM_INHERIT \
 		"EXIT STATUS" 125 126 127 "rtshim(7)"; do
 		[[ $text == *"$o"* ]] || { echo "rtrun(1) lacks $o"; return 1; }
 	done

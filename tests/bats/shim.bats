@@ -96,12 +96,12 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 
 # ---- the library itself ---------------------------------------------------------------------
 
-@test "shim: exports exactly the seven interposed symbols" {
+@test "shim: exports exactly the nine interposed symbols" {
 	run nm -D --defined-only "$SHIM"
 	[ "$status" -eq 0 ]
 	local syms
 	syms=$(awk '{ print $3 }' <<<"$output" | sort | tr '\n' ' ')
-	[ "$syms" = "pthread_create pthread_getschedparam pthread_setschedparam pthread_setschedprio sched_getscheduler sched_setparam sched_setscheduler " ]
+	[ "$syms" = "nice pthread_create pthread_getschedparam pthread_setschedparam pthread_setschedprio sched_getscheduler sched_setparam sched_setscheduler setpriority " ]
 }
 
 @test "shim: depends on libc alone" {
@@ -328,8 +328,16 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	[ "$(($(rtkit_grants) - before))" = 1 ]
 }
 
-@test "RLIMIT_RTTIME: set to RTSHIM_RTTIME_US (soft = hard) when unlimited" {
+@test "RLIMIT_RTTIME: set to RTSHIM_RTTIME_US when unlimited (soft 80 %: the runaway guard)" {
 	probe_run RTSHIM_RTTIME_US=100000 jack1-self
+	settle '^kernel engine'
+	assert_rt_granted "$(tid_of engine)"
+	[ "$(hard_rttime "$PID")" = 100000 ]
+	[ "$(soft_rttime "$PID")" = 80000 ]
+}
+
+@test "RLIMIT_RTTIME: RTSHIM_RUNAWAY=kill sets soft = hard (the kernel's behaviour)" {
+	probe_run RTSHIM_RTTIME_US=100000 RTSHIM_RUNAWAY=kill jack1-self
 	settle '^kernel engine'
 	assert_rt_granted "$(tid_of engine)"
 	[ "$(hard_rttime "$PID")" = 100000 ]
@@ -424,7 +432,7 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 @test "RTSHIM_LOG=info: one line per decision; RTSHIM_LOG=quiet: nothing" {
 	probe_run RTSHIM_LOG=info jack1-self
 	settle '^kernel engine'
-	grep -Eq "^rtshim\[$PID\]: thread $PID: FIFO/70 requested → rtkit RR/20 \(clamped\), RLIMIT_RTTIME 200000/200000$" "$ERR"
+	grep -Eq "^rtshim\[$PID\]: thread $PID: FIFO/70 requested → rtkit RR/20 \(clamped\), RLIMIT_RTTIME 160000/200000$" "$ERR"
 	probe_stop
 	deny_polkit
 	probe_run RTSHIM_LOG=quiet jack2-create

@@ -1,7 +1,9 @@
 /* errno-parity — a table of invalid scheduling calls, one line each: "case NAME ret=R errno=E".
  * Run with and without the shim: the outputs must be identical (rtshim(7): invalid arguments
  * give exactly the unshimmed result).
- * Usage: errno-parity [FOREIGN_PID]   (a process of another user; default: none) */
+ * Usage: errno-parity [FOREIGN_PID [FOREIGN_TID]]
+ *   FOREIGN_PID: a process of another user; FOREIGN_TID: a thread of another user's process
+ *   that is not its main thread (default: none) */
 #include <dlfcn.h>
 #include <limits.h>
 
@@ -42,9 +44,10 @@ static void *park(void *p)
 int main(int argc, char **argv)
 {
 	pid_t foreign = argc > 1 ? atoi(argv[1]) : 0;
+	pid_t foreign_tid = argc > 2 ? atoi(argv[2]) : 0;
 	const pid_t nonexistent = 0x7ffffff0;
 	struct sched_param p0 = { 0 }, p1 = { 1 }, p5 = { 5 }, p10 = { 10 }, pm1 = { -1 },
-			   p100 = { 100 }, pmax = { INT_MAX };
+			   p100 = { 100 }, pmax = { INT_MAX }, pmin = { INT_MIN };
 	pthread_t self = pthread_self();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -58,6 +61,14 @@ int main(int argc, char **argv)
 	S("ss-fifo-prio-100", sched_setscheduler(0, SCHED_FIFO, &p100));
 	S("ss-fifo-prio-intmax", sched_setscheduler(0, SCHED_FIFO, &pmax));
 	S("ss-rr-prio-100", sched_setscheduler(0, SCHED_RR, &p100));
+	S("ss-rr-prio-minus1", sched_setscheduler(0, SCHED_RR, &pm1));
+	S("ss-rr-prio-0", sched_setscheduler(0, SCHED_RR, &p0));
+	S("ss-rr-prio-intmax", sched_setscheduler(0, SCHED_RR, &pmax));
+	S("ss-fifo-prio-intmin", sched_setscheduler(0, SCHED_FIFO, &pmin));
+	S("ss-fifo-reset-prio-100", sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p100));
+	S("ss-rr-null-param", sched_setscheduler(0, SCHED_RR, NULL));
+	S("ss-policy-42-null-param", sched_setscheduler(0, 42, NULL));
+	S("ss-pid-nonexistent-null-param", sched_setscheduler(nonexistent, SCHED_FIFO, NULL));
 	S("ss-fifo-reset-prio-0", sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p0));
 	S("ss-other-prio-1", sched_setscheduler(0, SCHED_OTHER, &p1));
 	S("ss-batch-prio-1", sched_setscheduler(0, SCHED_BATCH, &p1));
@@ -69,6 +80,17 @@ int main(int argc, char **argv)
 	if (foreign) {
 		S("ss-foreign-fifo-10", sched_setscheduler(foreign, SCHED_FIFO, &p10));
 		S("ss-foreign-other", sched_setscheduler(foreign, SCHED_OTHER, &p0));
+		S("ss-foreign-fifo-prio-100", sched_setscheduler(foreign, SCHED_FIFO, &p100));
+		S("ss-foreign-fifo-null-param", sched_setscheduler(foreign, SCHED_FIFO, NULL));
+		S("gs-foreign", sched_getscheduler(foreign));
+	}
+	if (foreign_tid) {
+		S("ss-foreign-tid-fifo-10", sched_setscheduler(foreign_tid, SCHED_FIFO, &p10));
+		S("ss-foreign-tid-rr-1", sched_setscheduler(foreign_tid, SCHED_RR, &p1));
+		S("ss-foreign-tid-other", sched_setscheduler(foreign_tid, SCHED_OTHER, &p0));
+		S("ss-foreign-tid-fifo-prio-minus1", sched_setscheduler(foreign_tid, SCHED_FIFO, &pm1));
+		S("sp-foreign-tid-prio-10", sched_setparam(foreign_tid, &p10));
+		S("gs-foreign-tid", sched_getscheduler(foreign_tid));
 	}
 
 	/* sched_setparam */
@@ -77,6 +99,10 @@ int main(int argc, char **argv)
 	S("sp-prio-minus1", sched_setparam(0, &pm1));
 	S("sp-pid-minus1", sched_setparam(-1, &p0));
 	S("sp-pid-nonexistent", sched_setparam(nonexistent, &p0));
+	S("sp-prio-100", sched_setparam(0, &p100));
+	S("sp-prio-intmax", sched_setparam(0, &pmax));
+	S("sp-prio-intmin", sched_setparam(0, &pmin));
+	S("sp-pid-nonexistent-prio-5", sched_setparam(nonexistent, &p5));
 	if (foreign)
 		S("sp-foreign-prio-0", sched_setparam(foreign, &p0));
 
@@ -96,6 +122,12 @@ int main(int argc, char **argv)
 	P("ptprio-self-100", pthread_setschedprio(self, 100));
 	P("ptprio-self-5-on-other", pthread_setschedprio(self, 5));
 	P("ptprio-self-minus1", pthread_setschedprio(self, -1));
+	P("ptprio-self-0", pthread_setschedprio(self, 0));
+	P("ptprio-self-intmax", pthread_setschedprio(self, INT_MAX));
+	P("ptprio-self-intmin", pthread_setschedprio(self, INT_MIN));
+	P("pt-rr-prio-0", pthread_setschedparam(self, SCHED_RR, &p0));
+	P("pt-rr-prio-100", pthread_setschedparam(self, SCHED_RR, &p100));
+	P("pt-fifo-prio-intmax", pthread_setschedparam(self, SCHED_FIFO, &pmax));
 
 	/* an ended (not joined) thread: ESRCH from glibc */
 	pthread_t gone;
@@ -134,6 +166,15 @@ int main(int argc, char **argv)
 	if (libc_create && libc_create(&unknown, NULL, park, NULL) == 0) {
 		P("pt-unknown-thread-fifo-10", pthread_setschedparam(unknown, SCHED_FIFO, &p10));
 		P("ptprio-unknown-thread-10", pthread_setschedprio(unknown, 10));
+		P("pt-unknown-thread-fifo-prio-100", pthread_setschedparam(unknown, SCHED_FIFO, &p100));
+		P("pt-unknown-thread-fifo-prio-0", pthread_setschedparam(unknown, SCHED_FIFO, &p0));
+		P("pt-unknown-thread-policy-42", pthread_setschedparam(unknown, 42, &p0));
+		P("pt-unknown-thread-other", pthread_setschedparam(unknown, SCHED_OTHER, &p0));
+		P("ptprio-unknown-thread-intmax", pthread_setschedprio(unknown, INT_MAX));
+		int upol = -1;
+		struct sched_param usp = { -1 };
+		P("pg-unknown-thread", pthread_getschedparam(unknown, &upol, &usp));
+		printf("case pg-unknown-thread-policy %s %d\n", probe_policy(upol), usp.sched_priority);
 	}
 
 	/* pthread_create: explicit FIFO without a priority (glibc: EINVAL) */
@@ -146,6 +187,13 @@ int main(int argc, char **argv)
 	P("pc-fifo-prio-unset", r);
 	if (r == 0)
 		pthread_join(t, NULL);
+	/* an out-of-range priority in the attribute: glibc refuses it when it is set */
+	struct sched_param ap = { 100 };
+	P("pc-attr-setschedparam-100", pthread_attr_setschedparam(&attr, &ap));
+	ap.sched_priority = -1;
+	P("pc-attr-setschedparam-minus1", pthread_attr_setschedparam(&attr, &ap));
+	/* an invalid policy in the attribute */
+	P("pc-attr-setschedpolicy-42", pthread_attr_setschedpolicy(&attr, 42));
 	pthread_attr_destroy(&attr);
 
 	int policy;

@@ -23,6 +23,7 @@ static inline const char *probe_errname(int e)
 	switch (e) {
 	case 0: return "OK";
 	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
 	case ESRCH: return "ESRCH";
 	case EINVAL: return "EINVAL";
 	case EFAULT: return "EFAULT";

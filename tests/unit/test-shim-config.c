@@ -75,8 +75,11 @@ static void test_bad_values(void **state)
 	};
 	size_t n;
 	const struct rtshim_config_var *vars = rtshim_config_vars(&n);
-	assert_int_equal(n, 6);
+	assert_true(n >= 6);
 	for (size_t v = 0; v < n; v++) {
+		/* RTSHIM_ONLY takes free-form patterns ("abc" is one): tests/unit/test-reach.c */
+		if (!strcmp(vars[v].name, "RTSHIM_ONLY"))
+			continue;
 		for (int i = 0; bad[i]; i++) {
 			struct rtshim_config c, before;
 			rtshim_config_defaults(&c);

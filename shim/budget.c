@@ -1,0 +1,128 @@
+/* budget.c — see budget.h. */
+#include "budget.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <time.h>
+
+bool rtshim_backoff_allows(const struct rtshim_backoff *b, int64_t now_ms)
+{
+	return b->until_ms == 0 || now_ms >= b->until_ms;
+}
+
+void rtshim_backoff_record(struct rtshim_backoff *b, int64_t now_ms, int result)
+{
+	if (result != -EPERM && result != -EBUSY) {
+		if (result == 0) {
+			b->until_ms = 0;
+			b->delay_ms = 0;
+			b->err = 0;
+		}
+		return; /* no answer from rtkit (timeout, no daemon): not a refusal, nothing learnt */
+	}
+	int64_t d = b->delay_ms < RTSHIM_BACKOFF_MIN_MS ? RTSHIM_BACKOFF_MIN_MS : b->delay_ms;
+	b->until_ms = now_ms + d;
+	b->delay_ms = d * 2 > RTSHIM_BACKOFF_MAX_MS ? RTSHIM_BACKOFF_MAX_MS : d * 2;
+	b->err = result;
+}
+
+bool rtshim_raise_allows(const struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms)
+{
+	return m->tid != tid || m->prio != prio || rtshim_backoff_allows(&m->b, now_ms);
+}
+
+void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms)
+{
+	if (m->tid != tid || m->prio != prio) {
+		m->tid = tid;
+		m->prio = prio;
+		m->b.until_ms = 0;
+		m->b.delay_ms = 0;
+	}
+	rtshim_backoff_record(&m->b, now_ms, -EBUSY);
+}
+
+/* One word per field, updated with atomics under a tiny spin flag: requests are rare. */
+static struct rtshim_backoff state[RTSHIM_BUDGET_KINDS];
+static struct rtshim_raise_memo raise_memo;
+static int busy;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void lock(void)
+{
+	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static void unlock(void)
+{
+	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+}
+
+int rtshim_budget_check(int kind, int64_t *wait_ms)
+{
+	if (kind < 0 || kind >= RTSHIM_BUDGET_KINDS)
+		return 0;
+	int64_t now = now_ms();
+	int r = 0;
+	lock();
+	if (!rtshim_backoff_allows(&state[kind], now)) {
+		r = state[kind].err ? state[kind].err : -EBUSY;
+		if (wait_ms)
+			*wait_ms = state[kind].until_ms - now;
+	}
+	unlock();
+	return r;
+}
+
+void rtshim_budget_record(int kind, int result)
+{
+	if (kind < 0 || kind >= RTSHIM_BUDGET_KINDS)
+		return;
+	int64_t now = now_ms();
+	lock();
+	rtshim_backoff_record(&state[kind], now, result);
+	unlock();
+}
+
+int rtshim_budget_raise_check(int tid, int prio, int64_t *wait_ms)
+{
+	int64_t now = now_ms();
+	int r = 0;
+	lock();
+	if (!rtshim_raise_allows(&raise_memo, tid, prio, now)) {
+		r = -EBUSY;
+		if (wait_ms)
+			*wait_ms = raise_memo.b.until_ms - now;
+	}
+	unlock();
+	return r;
+}
+
+void rtshim_budget_raise_granted(int tid, int prio)
+{
+	int64_t now = now_ms();
+	lock();
+	rtshim_raise_granted(&raise_memo, tid, prio, now);
+	unlock();
+}
+
+void rtshim_budget_reset(void)
+{
+	raise_memo.tid = 0;
+	raise_memo.prio = 0;
+	raise_memo.b.until_ms = 0;
+	raise_memo.b.delay_ms = 0;
+	for (int k = 0; k < RTSHIM_BUDGET_KINDS; k++) {
+		state[k].until_ms = 0;
+		state[k].delay_ms = 0;
+		state[k].err = 0;
+	}
+	__atomic_store_n(&busy, 0, __ATOMIC_RELAXED);
+}

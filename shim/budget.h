@@ -1,0 +1,55 @@
+/* budget.h — spending rtkit's per-user budget (26 requests / 20 s, 25 threads, shared with
+ * every program of the user) wisely: after rtkit refused (EPERM: policy, polkit; EBUSY: a limit)
+ * the same kind of request is not sent again for a while, with an exponential backoff
+ * (RTSHIM_BACKOFF_MIN_MS doubling up to RTSHIM_BACKOFF_MAX_MS); a success resets it.
+ * Lock-free (atomics only). */
+#ifndef RTSHIM_BUDGET_H
+#define RTSHIM_BUDGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define RTSHIM_BACKOFF_MIN_MS 1000
+#define RTSHIM_BACKOFF_MAX_MS 32000
+
+enum rtshim_budget_kind {
+	RTSHIM_BUDGET_OWN = 0, /* a thread of this process */
+	RTSHIM_BUDGET_OTHER,   /* a thread of another process of the user (WithPID) */
+	RTSHIM_BUDGET_NICE,    /* a nice level (MakeThreadHighPriority), any thread */
+	RTSHIM_BUDGET_RAISE,   /* a higher priority for a thread that is realtime already */
+	RTSHIM_BUDGET_KINDS,
+};
+
+struct rtshim_backoff {
+	int64_t until_ms;  /* no request of this kind before this (monotonic ms); 0 = none */
+	int64_t delay_ms;  /* the next refusal's delay */
+	int err;           /* the refusal remembered (negative errno) */
+};
+
+/* Pure core, for tests: may a request go at `now_ms`?  Then record its outcome (0 or -errno). */
+bool rtshim_backoff_allows(const struct rtshim_backoff *b, int64_t now_ms);
+void rtshim_backoff_record(struct rtshim_backoff *b, int64_t now_ms, int result);
+
+/* A priority that flaps: the same thread raised again and again to the same priority (lowered
+ * in between, which needs no rtkit).  After a granted raise, the same raise is held back for
+ * RTSHIM_BACKOFF_MIN_MS, doubling while it repeats (up to RTSHIM_BACKOFF_MAX_MS); a raise of
+ * another thread or to another priority is not held. */
+struct rtshim_raise_memo {
+	int tid, prio;
+	struct rtshim_backoff b;
+};
+bool rtshim_raise_allows(const struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms);
+void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms);
+
+/* The process's state: 0 if rtkit may be asked for `kind` now, else the remembered refusal
+ * (negative errno) and *wait_ms how long it still holds. */
+int rtshim_budget_check(int kind, int64_t *wait_ms);
+/* The outcome of a request that was sent (only EPERM and EBUSY start/extend a backoff). */
+void rtshim_budget_record(int kind, int result);
+/* The process's flap memory: 0 or -EBUSY (and *wait_ms); record a granted raise. */
+int rtshim_budget_raise_check(int tid, int prio, int64_t *wait_ms);
+void rtshim_budget_raise_granted(int tid, int prio);
+/* A forked child starts with a clean slate. */
+void rtshim_budget_reset(void);
+
+#endif

@@ -1,0 +1,236 @@
+/* hooks-nice.c — nice levels through rtkit (MakeThreadHighPriority):
+ *  - setpriority(PRIO_PROCESS, who, negative) and nice(negative) that the kernel refuses with
+ *    EACCES (nice: EPERM) are forwarded for that one thread, clamped to rtkit's MinNiceLevel;
+ *  - RTSHIM_NICE_FALLBACK: a thread that cannot have realtime gets MinNiceLevel instead (the
+ *    realtime call still fails as it would without rtshim).
+ * On Linux, setpriority(PRIO_PROCESS, who) and nice() act on one thread (who 0 = the caller;
+ * who = a TID, the main thread's TID being the PID), which is exactly what rtkit changes. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "budget.h"
+#include "client-loader.h"
+#include "hooks.h"
+#include "log.h"
+#include "procfs.h"
+#include "trace.h"
+
+typedef int setpriority_fn(__priority_which_t, id_t, int);
+typedef int nice_fn(int);
+
+static void *next_symbol(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static setpriority_fn *real_setpriority(void)
+{
+	static setpriority_fn *ptr;
+	setpriority_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (setpriority_fn *)next_symbol("setpriority");
+		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static nice_fn *real_nice(void)
+{
+	static nice_fn *ptr;
+	nice_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (nice_fn *)next_symbol("nice");
+		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+/* Without a next definition (never seen with glibc): the system call. */
+static int sys_setpriority(int which, id_t who, int prio)
+{
+	setpriority_fn *f = real_setpriority();
+	if (f)
+		return f(which, who, prio);
+	return (int)syscall(SYS_setpriority, which, who, prio);
+}
+
+static bool is_rt_policy(int policy)
+{
+	policy &= ~SCHED_RESET_ON_FORK;
+	return policy == SCHED_FIFO || policy == SCHED_RR;
+}
+
+/* The thread now carries SCHED_RESET_ON_FORK because of rtkit: readers hide it. */
+static void mark_shim_flag(pid_t tid, int old_policy)
+{
+	if (old_policy & SCHED_RESET_ON_FORK)
+		return; /* the program's own flag */
+	struct rtshim_thread *self = rtshim_self();
+	if (tid == self->tid) {
+		int f = __atomic_load_n(&self->flags, __ATOMIC_RELAXED);
+		__atomic_store_n(&self->flags, f | RTSHIM_TF_SHIM_FLAG, __ATOMIC_RELAXED);
+	} else {
+		pthread_t none;
+		memset(&none, 0, sizeof none);
+		rtshim_registry_update(false, none, tid, RTSHIM_TF_SHIM_FLAG, 0);
+	}
+}
+
+/* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` (clamped to
+ * MinNiceLevel).  0 done (or nothing better to get), 1 not asked (an RT thread, which
+ * MakeThreadHighPriority would demote), or rtkit's negative errno. */
+static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
+		    pid_t pid, pid_t tid, int want, const char *why)
+{
+	int policy = rtshim_real_sched_getscheduler()(tid);
+	if (policy < 0)
+		return -errno;
+	if (is_rt_policy(policy))
+		return 1;
+	errno = 0;
+	int cur = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (cur == -1 && errno)
+		return -errno;
+	int send = want < lim->min_nice_level ? lim->min_nice_level : want;
+	if (cur <= send) {
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → already nice %d (rtkit's MinNiceLevel %d), rtkit not asked",
+			   (int)tid, want, why, cur, (int)lim->min_nice_level);
+		return 0;
+	}
+	/* rtkit refused a nice level a moment ago: do not spend its budget again yet (budget.h) */
+	int e = rtshim_budget_check(RTSHIM_BUDGET_NICE, NULL);
+	if (e < 0) {
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → not sent: rtkit refused a moment ago",
+			   (int)tid, want, why);
+		return e;
+	}
+	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
+	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
+	if (e < 0) {
+		const char *text = client->strerror ? client->strerror(e) : rtshim_errno_name(e);
+		/* the fallback is a bonus: its failure is no warning */
+		if (strcmp(why, "requested") == 0)
+			rtshim_log_once(RTSHIM_LOG_WARN, e, "rtkit refused the nice level (%d sent): %s; the call fails as it would without rtshim",
+					send, text ? text : "?");
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → rtkit refused: %s", (int)tid, want,
+			   why, text ? text : "?");
+		return e;
+	}
+	mark_shim_flag(tid, policy);
+	rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → rtkit nice %d%s", (int)tid, want, why,
+		   send, send != want ? " (clamped to MinNiceLevel)" : "");
+	return 0;
+}
+
+int rtshim_nice_fallback(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
+			 pid_t pid, pid_t tid)
+{
+	if (rtshim_cfg()->nice_fallback == RTSHIM_NICE_OFF)
+		return 1;
+	return ask_nice(client, lim, pid, tid, lim->min_nice_level,
+			"(RTSHIM_NICE_FALLBACK: no realtime; the call still fails)");
+}
+
+/* setpriority's request: 0 or the errno the program sees. */
+static int nice_request(int which, id_t who, int prio)
+{
+	int err = sys_setpriority(which, who, prio) == -1 ? errno : 0;
+	if (err != EACCES || which != PRIO_PROCESS)
+		return err;
+
+	/* which thread: ours (who 0, our TID, another thread of ours), or another process's
+	 * thread whose process belongs to us (WithPID); anything else keeps the kernel's answer */
+	pid_t pid = 0, tid, tgid;
+	uid_t owner;
+	if (who > INT_MAX)
+		return err;
+	if (who == 0 || (pid_t)who == gettid()) {
+		tid = gettid();
+	} else if (rtshim_registry_by_tid((pid_t)who, NULL) == 0 || rtshim_proc_is_own_thread((pid_t)who)) {
+		tid = (pid_t)who;
+	} else if (rtshim_proc_tgid((pid_t)who, &tgid) == 0 && rtshim_proc_owner(tgid, &owner) == 0 &&
+		   owner == geteuid()) {
+		pid = tgid;
+		tid = (pid_t)who;
+	} else {
+		return err;
+	}
+
+	const struct rtshim_config *c = rtshim_cfg();
+	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);
+	if (!client)
+		return err;
+	struct rtkit_limits lim;
+	int e = client->get_limits(&lim);
+	if (e < 0) {
+		rtshim_log_once(RTSHIM_LOG_WARN, e, "cannot reach rtkit (%s): the nice level stays as it is",
+				client->strerror ? client->strerror(e) : rtshim_errno_name(e));
+		return err;
+	}
+	int want = prio < -20 ? -20 : prio; /* the kernel's own clamp */
+	return ask_nice(client, &lim, pid, tid, want, "requested") == 0 ? 0 : err;
+}
+
+static const char *which_name(int which)
+{
+	switch (which) {
+	case PRIO_PROCESS: return "PRIO_PROCESS";
+	case PRIO_PGRP: return "PRIO_PGRP";
+	case PRIO_USER: return "PRIO_USER";
+	default: return "?";
+	}
+}
+
+RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
+{
+	if (prio >= 0 || !rtshim_enter())
+		return sys_setpriority(which, who, prio);
+	int saved = errno, err;
+	struct rtshim_trace tr = { .on = false, .pass = false };
+	if (rtshim_trace_wanted() &&
+	    rtshim_trace_begin(&tr, "setpriority(%s, %u, %d)", which_name(which), (unsigned)who, prio))
+		err = sys_setpriority(which, who, prio) == -1 ? errno : 0;
+	else
+		err = nice_request(which, who, prio);
+	rtshim_trace_end(&tr, err);
+	rtshim_leave();
+	errno = err ? err : saved;
+	return err ? -1 : 0;
+}
+
+RTSHIM_EXPORT int nice(int inc)
+{
+	nice_fn *real = real_nice();
+	if (inc >= 0 || !real || !rtshim_enter())
+		return real ? real(inc) : (errno = ENOSYS, -1);
+	int saved = errno, err = 0, r;
+	struct rtshim_trace tr = { .on = false, .pass = false };
+	bool pass = rtshim_trace_wanted() && rtshim_trace_begin(&tr, "nice(%d)", inc);
+	errno = 0;
+	r = real(inc);
+	if (r == -1 && errno != 0) {
+		err = errno;
+		if (err == EPERM && !pass) {
+			/* glibc's nice(): getpriority + setpriority(PRIO_PROCESS, 0) on the calling
+			 * thread, EACCES reported as EPERM */
+			errno = 0;
+			int cur = getpriority(PRIO_PROCESS, 0);
+			if (!(cur == -1 && errno)) {
+				int step = inc < -40 ? -40 : inc;
+				if (nice_request(PRIO_PROCESS, 0, cur + step) == 0) {
+					err = 0;
+					r = getpriority(PRIO_PROCESS, 0);
+				}
+			}
+		}
+	}
+	rtshim_trace_end(&tr, err);
+	rtshim_leave();
+	errno = err ? err : saved;
+	return err ? -1 : r;
+}

@@ -1,0 +1,22 @@
+/* runaway.h — the runaway guard: instead of letting the kernel SIGKILL the whole process when a
+ * realtime thread runs RLIMIT_RTTIME without blocking, keep the soft limit below the hard one
+ * (RTSHIM_RUNAWAY_SOFT_PERCENT) and demote the overrunning thread to SCHED_OTHER in a SIGXCPU
+ * handler.  The handler is async-signal-safe: system calls, atomics and write(2) only. */
+#ifndef RTSHIM_RUNAWAY_H
+#define RTSHIM_RUNAWAY_H
+
+#include <stdbool.h>
+#include <sys/resource.h>
+
+#define RTSHIM_RUNAWAY_SOFT_PERCENT 80
+
+/* The soft limit the guard wants under `hard` (never above `soft`, never 0).  Pure. */
+rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard);
+
+/* Install the SIGXCPU handler if it is not in place: whatever the program had (its own
+ * handler, SIG_IGN, SIG_DFL) is remembered and honoured (chained, see runaway.c), and `soft`
+ * becomes the soft limit the handler restores after the kernel raised it.  0 when the handler is
+ * in place, -errno otherwise (then the caller must not lower the soft limit). */
+int rtshim_runaway_arm(rlim_t soft);
+
+#endif

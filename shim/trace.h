@@ -1,0 +1,38 @@
+/* trace.h — RTSHIM_TRACE (log each request, its decision and the caller's stack) and
+ * RTSHIM_ONLY (forward only requests whose stack holds a matching library).
+ *
+ * The stack is taken with libunwind, which the shim loads with dlopen the first time a stack is
+ * wanted (only when RTSHIM_TRACE or RTSHIM_ONLY is set), so librtshim.so keeps depending on
+ * libc alone.  Without libunwind, glibc's backtrace() is used instead (said once). */
+#ifndef RTSHIM_TRACE_H
+#define RTSHIM_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* only.c (pure): does `name` (a library's file name, e.g. "libjack.so.0") match one of the
+ * comma-separated fnmatch(3) patterns in `patterns`? */
+bool rtshim_only_match(const char *patterns, const char *name);
+
+/* hooks-trace.c */
+
+#define RTSHIM_STACK_MAX 32
+
+struct rtshim_trace {
+	bool on;        /* RTSHIM_TRACE: log this request */
+	bool pass;      /* RTSHIM_ONLY has no match: the plain call, nothing else */
+	char what[160]; /* "pthread_setschedparam(self, FIFO, 70)" */
+};
+
+/* Is a stack wanted at all (RTSHIM_TRACE or RTSHIM_ONLY set)?  Cheap. */
+bool rtshim_trace_wanted(void);
+
+/* Start a request described by `fmt`: take the caller's stack (frames of the shim itself
+ * skipped), log it when tracing, and decide RTSHIM_ONLY.  Returns t->pass. */
+bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The request's outcome: 0 or the errno the program sees. */
+void rtshim_trace_end(const struct rtshim_trace *t, int err);
+
+#endif

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# Issue 8 end to end: the runaway guard (RLIMIT_RTTIME soft below hard + SIGXCPU demotes),
+# RTSHIM_INHERIT, and rtkit's per-user budget (backoff, no repeated requests).  Probe programs
+# run as the unprivileged test user under rtrun against the real stack with rtkit's DEFAULT
+# limits (MaxRealtimePriority 20, RTTimeUSecMax 200000, 25 threads, ~26 requests / 20 s);
+# results from the kernel (chrt -p, /proc/PID/limits, exit statuses) and rtkit's own log.
+
+load common
+
+setup_file() { tb_start; }
+teardown_file() { tb_stop; }
+setup() { tb_restart_rtkit >/dev/null; }   # the per-user budget belongs to this test alone
+teardown() { run_stop; }
+
+# run_bg [VAR=VALUE...] [-- RTRUN-OPTIONS... --] PROBE ARGS...: PROBE under rtrun as the test user
+# in the background, stdin a FIFO this shell holds open; waits for "ready" (or its end).
+# Sets PID (the probe), BG (the background job), OUT, ERR.
+run_bg() {
+	local -a env=() opts=()
+	while [[ $1 == [A-Z_]*=* ]]; do env+=("$1"); shift; done
+	if [[ $1 == -- ]]; then
+		shift
+		while [[ $1 != -- ]]; do opts+=("$1"); shift; done
+		shift
+	fi
+	local name=$1; shift
+	OUT=$BATS_TEST_TMPDIR/$name.out ERR=$BATS_TEST_TMPDIR/$name.err
+	local fifo=$BATS_TEST_TMPDIR/$name.in
+	rm -f "$fifo"; mkfifo "$fifo"
+	as_user env "${env[@]}" "$RTRUN" "${opts[@]}" "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	BG=$!
+	exec 8>"$fifo"
+	local i
+	for ((i = 0; i < 300; i++)); do
+		grep -q '^ready' "$OUT" 2>/dev/null && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	[[ -n $PID ]] || { echo "no pid from $name"; cat "$OUT" "$ERR"; return 1; }
+}
+
+run_stop() {
+	[[ -n ${BG:-} ]] || return 0
+	exec 8>&-
+	wait "$BG" || true
+	unset BG
+}
+
+tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
+call_of() { awk -v l="$1" '$1 == "call" && $2 == l { print $3, $4; exit }' "$OUT"; }
+rtkit_log_since() { tail -n +"$(($1 + 1))" "$TB_DIR/rtkit.log"; }
+rtkit_lines() { wc -l <"$TB_DIR/rtkit.log"; }
+
+# ---- runaway guard ----------------------------------------------------------------------------
+
+@test "runaway: an RT busy loop under rtrun survives; the thread is demoted, one warning; twice" {
+	run_bg -- -- rt-busy dfl 0.6 70 2
+	grep -q '^survived$' "$OUT" || { cat "$OUT" "$ERR"; false; }
+	kill -0 "$PID"
+	local t0 t1
+	t0=$(tid_of busy0) t1=$(tid_of busy1)
+	grep -q '^kernel busy0-start RR|RESET 20$' "$OUT"
+	grep -q '^kernel busy1-start RR|RESET 20$' "$OUT"
+	echo "busy threads now: $t0 $(sched_of "$t0"), $t1 $(sched_of "$t1")"
+	[ "$(sched_of "$t0")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+	[ "$(sched_of "$t1")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+	# soft 80 % of hard, put back after each SIGXCPU (the kernel adds a second to it)
+	[ "$(hard_rttime "$PID")" = 200000 ]
+	[ "$(soft_rttime "$PID")" = 160000 ]
+	[ "$(grep -c 'demoted to SCHED_OTHER' "$ERR")" = 1 ]
+	grep -q '^disposition siginfo-handler$' "$OUT"
+}
+
+@test "runaway: the program's own SIGXCPU handler still runs (in the overrunning thread)" {
+	run_bg -- -- rt-busy own 0.6 70
+	grep -q '^survived$' "$OUT" || { cat "$OUT" "$ERR"; false; }
+	local t0
+	t0=$(tid_of busy0)
+	grep -q '^handler-ran [1-9]' "$OUT"
+	grep -q "^handler-tid $t0\$" "$OUT"
+	[ "$(sched_of "$t0")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+	kill -0 "$PID"
+}
+
+@test "runaway: RTSHIM_RUNAWAY=kill (rtrun --runaway kill) keeps the kernel's behaviour" {
+	# soft = hard: SIGKILL at the hard limit
+	run as_user "$RTRUN" --runaway kill "$PROBES/rt-busy" dfl 2 70 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 137 ]
+	[[ $output == *"kernel busy0-start RR|RESET 20"* ]]
+	[[ $output != *survived* ]]
+	# the program's own handler is not chained either: SIGKILL
+	run as_user env RTSHIM_RUNAWAY=kill "$RTRUN" "$PROBES/rt-busy" own 2 70 </dev/null
+	[ "$status" = 137 ]
+	# a soft limit of the program's own below the hard one: SIGXCPU's default action
+	run as_user prlimit --rttime=100000:200000 "$RTRUN" --runaway kill "$PROBES/rt-busy" dfl 2 70 </dev/null
+	[ "$status" = $((128 + 24)) ]
+}
+
+@test "runaway: a SIGXCPU from kill(1) is not a runaway: the default action still applies" {
+	run_bg -- -- repeat-acquire 1 70
+	grep -q '^kernel main RR|RESET 20$' "$OUT"
+	[ "$(soft_rttime "$PID")" = 160000 ]
+	as_user kill -XCPU "$PID"
+	local st=0
+	wait "$BG" || st=$?
+	unset BG
+	exec 8>&-
+	echo "status $st"
+	[ "$st" = $((128 + 24)) ]
+	! grep -q 'demoted' "$ERR"
+}
+
+# ---- inheritance ------------------------------------------------------------------------------
+
+@test "inherit: rtrun --inherit promotes default-attribute threads of an RT thread; not without" {
+	run_bg -- --inherit -- rt-inherit 2 70
+	local i
+	for ((i = 0; i < 100; i++)); do grep -q '^kernel other' "$OUT" && break; sleep 0.05; done
+	local p c0 c1 o
+	p=$(tid_of parent) c0=$(tid_of child0) c1=$(tid_of child1) o=$(tid_of other)
+	echo "parent $(sched_of "$p"); children $(sched_of "$c0"), $(sched_of "$c1"); explicit OTHER $(sched_of "$o")"
+	[ "$(sched_of "$p")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
+	[ "$(sched_of "$c0")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
+	[ "$(sched_of "$c1")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
+	[ "$(sched_of "$o")" = "SCHED_OTHER 0" ]
+	# RR already at start: the start routine runs RT
+	grep -q '^kernel child0 RR|RESET 20$' "$OUT"
+	run_stop
+
+	run_bg -- -- rt-inherit 2 70
+	for ((i = 0; i < 100; i++)); do grep -q '^kernel other' "$OUT" && break; sleep 0.05; done
+	[ "$(sched_of "$(tid_of parent)")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
+	[ "$(sched_of "$(tid_of child0)")" = "SCHED_OTHER 0" ]
+}
+
+@test "inherit: the inherited priority is the creator's mapped one (--map offset --top 75)" {
+	run_bg -- --inherit --map offset --top 75 -- rt-inherit 1 70
+	local i
+	for ((i = 0; i < 100; i++)); do grep -q '^kernel other' "$OUT" && break; sleep 0.05; done
+	[ "$(sched_of "$(tid_of parent)")" = "SCHED_RR|SCHED_RESET_ON_FORK 15" ]
+	[ "$(sched_of "$(tid_of child0)")" = "SCHED_RR|SCHED_RESET_ON_FORK 15" ]
+}
+
+# ---- rtkit's budget ---------------------------------------------------------------------------
+
+@test "budget: 1000 pthread_setschedparam calls cost rtkit at most 2 requests; the next program gets RT" {
+	local n0 grants
+	n0=$(rtkit_lines)
+	# the same priority 1000 times
+	run_bg -- -- repeat-acquire 1000 70
+	grep -q '^succeeded 1000 of 1000$' "$OUT"
+	grants=$(rtkit_log_since "$n0" | grep -c "Successfully made thread [0-9]* of process $PID ")
+	echo "same priority: $grants rtkit grants"
+	((grants >= 1 && grants <= 2))
+	run_stop
+	# a priority that flaps 70/60 (mapped 20/10): lowering is done directly, a raise goes to
+	# rtkit at most once a second
+	n0=$(rtkit_lines)
+	run_bg -- --map offset --top 70 -- repeat-acquire 1000 70 60
+	grants=$(rtkit_log_since "$n0" | grep -c "Successfully made thread [0-9]* of process $PID ")
+	echo "flapping priority: $grants rtkit grants; $(grep '^succeeded' "$OUT")"
+	((grants >= 1 && grants <= 2))
+	rtkit_log_since "$n0" | { ! grep -q 'Reached'; }
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
+	run_stop
+	# a second program afterwards still gets RT
+	run_bg -- -- jack2-create
+	local i
+	for ((i = 0; i < 100; i++)); do (($(grep -c '^started' "$OUT") >= 2)) && break; sleep 0.05; done
+	[ "$(call_of create-audio)" = "rc=0 err=OK" ]
+	[[ $(sched_of "$(tid_of audio)") == "SCHED_RR|SCHED_RESET_ON_FORK "* ]]
+}
+
+@test "budget: after rtkit refuses (its limits), the shim backs off instead of asking again" {
+	local n0 refused granted
+	n0=$(rtkit_lines)
+	run_bg -- -- rt-many 32 10
+	grep '^granted' "$OUT"
+	granted=$(rtkit_log_since "$n0" | grep -c "Successfully made thread [0-9]* of process $PID ")
+	refused=$(rtkit_log_since "$n0" | grep -c 'Warning: Reached')
+	echo "rtkit: $granted grants, $refused refusals logged for 32 threads"
+	grep -q "^granted $granted of 32\$" "$OUT"
+	((granted >= 20 && granted <= 26))
+	# one refused realtime request (+ one refused nice-level fallback), then no more for a while
+	((refused >= 1 && refused <= 2))
+	[ "$(call_of t31)" = "rc=1 err=EPERM" ]
+}
