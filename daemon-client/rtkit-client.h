@@ -1,4 +1,6 @@
-/* rtkit-client.h — the daemon client: talks to rtkit-daemon over the system bus.
+/* rtkit-client.h — the daemon client: talks to rtkit-daemon over the system bus, or, inside a
+ * sandbox (/.flatpak-info exists or $SNAP is set), to the Realtime portal
+ * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
  * Shared by the shim (which loads librtshim-client.so with dlopen and looks up the one
  * symbol RTSHIM_CLIENT_SYMBOL) and by rtrun (which links the same objects directly).

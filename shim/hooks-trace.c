@@ -131,12 +131,16 @@ static int plain_call(const struct rtshim_req *r)
 	return EINVAL;
 }
 
-static const char *const req_names[] = {
-	[RTSHIM_REQ_SCHED_SETSCHEDULER] = "sched_setscheduler",
-	[RTSHIM_REQ_SCHED_SETPARAM] = "sched_setparam",
-	[RTSHIM_REQ_PTHREAD_SETSCHEDPARAM] = "pthread_setschedparam",
-	[RTSHIM_REQ_PTHREAD_SETSCHEDPRIO] = "pthread_setschedprio",
-};
+static const char *req_name(enum rtshim_req_kind kind)
+{
+	switch (kind) {
+	case RTSHIM_REQ_SCHED_SETSCHEDULER: return "sched_setscheduler";
+	case RTSHIM_REQ_SCHED_SETPARAM: return "sched_setparam";
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM: return "pthread_setschedparam";
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO: return "pthread_setschedprio";
+	}
+	return "?";
+}
 
 int rtshim_request(const struct rtshim_req *r)
 {
@@ -154,11 +158,11 @@ int rtshim_request(const struct rtshim_req *r)
 	int prio = r->param ? r->param->sched_priority : 0;
 	bool pass;
 	if (r->kind == RTSHIM_REQ_SCHED_SETSCHEDULER || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM)
-		pass = rtshim_trace_begin(&t, "%s(%s, %s%s, %d)", req_names[r->kind], who,
+		pass = rtshim_trace_begin(&t, "%s(%s, %s%s, %d)", req_name(r->kind), who,
 					  rtshim_policy_name(r->policy),
 					  (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "", prio);
 	else
-		pass = rtshim_trace_begin(&t, "%s(%s, %d)", req_names[r->kind], who, prio);
+		pass = rtshim_trace_begin(&t, "%s(%s, %d)", req_name(r->kind), who, prio);
 	int err = pass ? plain_call(r) : rtshim_request_core(r);
 	rtshim_trace_end(&t, err);
 	return err;

@@ -15,7 +15,10 @@ RTRUN=$PFX/bin/rtrun
 PROBES=$B/tests/probes
 TESTBED=$RTSHIM_ROOT/scripts/testbed
 TEST_USER=${RTSHIM_TEST_USER:-rtshim-test}
-export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER
+# SHIM_PRELOAD: the LD_PRELOAD value that loads the shim under test.  An ASan-built shim needs
+# the ASan runtime first (tests/run's ASan pass sets RTSHIM_ASAN_RUNTIME).
+SHIM_PRELOAD=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME }$SHIM
+export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER SHIM_PRELOAD
 
 # tb_start [--deny] [--fifo] [-- RTKIT-DAEMON-ARGS...]: a private stack for this suite.
 tb_start() {

@@ -1,0 +1,430 @@
+#!/usr/bin/env bats
+# Faults a preloaded program must survive, end to end: the daemon absent, hung, restarted, the
+# bus gone, rtkit's per-user limits, fork and exec in every position, a daemon that closes every
+# descriptor, 64 threads at once, a runaway RT thread, a fork bomb.  Legacy-style probes run as
+# the unprivileged test user with the shim preloaded against the real stack (dbus-daemon,
+# polkitd, rtkit-daemon); outcomes are read from the kernel (/proc, chrt) and the processes'
+# exit statuses.  The daemon-client level of the same faults is in client.bats; polkit refusal
+# at the shim level in shim.bats.
+
+load common
+
+MAXPRIO=20
+RAISED=(--actions-per-burst-max=100000 --threads-per-user-max=1000 --processes-per-user-max=1000)
+
+setup_file() { tb_start -- "${RAISED[@]}"; }
+teardown_file() { tb_stop; }
+
+teardown() {
+	local name pid
+	for name in rtkit bus; do # never leave a daemon stopped
+		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
+	done
+	sp_finish
+	[[ -n ${BG:-} ]] && { kill "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; unset BG; }
+	# a test that changed the stack (rtkit's defaults, a daemon killed) leaves a fresh one
+	if [[ -e $TB_DIR/faults-custom ]]; then
+		rm -f "$TB_DIR/faults-custom"
+		tb_start -- "${RAISED[@]}"
+	fi
+	return 0
+}
+
+# custom_stack [TB_START-ARGS...]: a stack of this test's own (default: rtkit's own limits).
+custom_stack() {
+	touch "$TB_DIR/faults-custom"
+	tb_start "$@"
+}
+
+# sp_start [VAR=VALUE...]: tests/probes/shim-script as the test user with the shim preloaded,
+# stdin a FIFO held open on fd 8; waits for "ready".  Sets SP (the wrapper's PID), PID (the
+# probe's), OUT, ERR.
+sp_start() {
+	OUT=$BATS_TEST_TMPDIR/sp.out ERR=$BATS_TEST_TMPDIR/sp.err
+	local fifo=$BATS_TEST_TMPDIR/sp.in
+	rm -f "$fifo"; mkfifo "$fifo"
+	as_user env LD_PRELOAD="$SHIM_PRELOAD" "$@" "$PROBES/shim-script" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	SP=$!
+	exec 8>"$fifo"
+	sp_wait '^ready'
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+}
+
+sp_send() { echo "$*" >&8; }
+
+# sp_wait PATTERN [N [SECONDS]]: until $OUT has N (1) lines matching PATTERN.
+sp_wait() {
+	local i
+	for ((i = 0; i < ${3:-15} * 20; i++)); do
+		(($(grep -c -- "$1" "$OUT") >= ${2:-1})) && return 0
+		kill -0 "$SP" 2>/dev/null || break
+		sleep 0.05
+	done
+	(($(grep -c -- "$1" "$OUT") >= ${2:-1})) && return 0
+	echo "no '$1' (x${2:-1}) in:"; cat "$OUT" "$ERR"
+	return 1
+}
+
+# sp_do COMMAND: send one command, wait for its (last) result line, set REPLY to it.
+sp_do() {
+	local n
+	n=$(grep -c -- "^$1: " "$OUT" || true)
+	sp_send "$1"
+	sp_wait "^$1: " $((n + 1)) "${2:-15}"
+	REPLY=$(grep -- "^$1: " "$OUT" | tail -n 1)
+	echo "$REPLY"
+}
+
+# sp_finish: close its stdin and wait; its exit status in SP_STATUS.
+sp_finish() {
+	[[ -n ${SP:-} ]] || return 0
+	exec 8>&-
+	SP_STATUS=0
+	wait "$SP" || SP_STATUS=$?
+	unset SP
+}
+
+field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$REPLY"; }
+
+# kill_daemon NAME [SIGNAL]: signal one daemon of the stack, wait until it is really gone.
+kill_daemon() {
+	local pid i
+	pid=$(tb_pid "$1")
+	kill "-${2:-TERM}" "$pid"
+	for ((i = 0; i < 200; i++)); do
+		[[ -d /proc/$pid && $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 0
+		sleep 0.05
+	done
+	echo "$1 ($pid) did not exit"; return 1
+}
+
+rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
+socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr '\n' ' '; }
+
+# ---- the daemon and the bus ------------------------------------------------------------------
+
+@test "rtkit absent: EPERM at once as without the shim, one warning, the program goes on" {
+	touch "$TB_DIR/faults-custom"
+	kill_daemon rtkit
+	sp_start
+	sp_do "self 5"
+	[ "$(field rc) $(field err)" = "-1 EPERM" ]
+	(($(field elapsed_ms) < 250))
+	[[ $REPLY == *"kernel=OTHER 0" ]]
+	sp_do "thread 7"
+	[ "$(field err)" = EPERM ]
+	[[ $REPLY == *"kernel=OTHER 0" ]]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+	grep -q '^done$' "$OUT"
+	[ "$(grep -c 'cannot reach rtkit' "$ERR")" = 1 ]
+	[ -z "$(sort "$ERR" | uniq -d)" ] # no warning twice
+}
+
+@test "rtkit SIGSTOPped: each request returns within the timeout plus 250 ms, the program goes on" {
+	sp_start RTSHIM_TIMEOUT_MS=300
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	sp_do "drop"
+	kill -STOP "$(tb_pid rtkit)"
+	sp_do "self 6"
+	[ "$(field err)" = EPERM ]
+	local e=$(field elapsed_ms)
+	echo "hung rtkit, RTSHIM_TIMEOUT_MS=300: returned after $e ms"
+	((e >= 300 && e <= 550))
+	sp_do "thread 7" # another thread of the same process: not stuck behind the first
+	[ "$(field err)" = EPERM ]
+	e=$(field elapsed_ms)
+	((e >= 300 && e <= 550))
+
+	# the default timeout (500 ms), in a process that first connects while rtkit hangs
+	local first_out=$OUT first_err=$ERR first_sp=$SP
+	exec 9>&8
+	OUT=$BATS_TEST_TMPDIR/sp2.out ERR=$BATS_TEST_TMPDIR/sp2.err
+	as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/shim-script" <<<"self 5" >"$OUT" 2>"$ERR" 3>&- 8>&- 9>&-
+	REPLY=$(grep '^self 5: ' "$OUT")
+	echo "$REPLY"
+	[ "$(field err)" = EPERM ]
+	e=$(field elapsed_ms)
+	((e >= 500 && e <= 750))
+	grep -q '^done$' "$OUT"
+	OUT=$first_out ERR=$first_err SP=$first_sp
+	exec 8>&9 9>&-
+
+	kill -CONT "$(tb_pid rtkit)"
+	sp_do "thread 8" # served again, same process
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[[ $REPLY == *"kernel=RR|RESET 8" ]]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "rtkit killed and restarted between two requests: the second succeeds, same process" {
+	sp_start
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	sp_do "drop"
+	kill_daemon rtkit KILL
+	tb_restart_rtkit 8>&- # the new daemon must not hold our FIFO open
+	sp_do "self 6"
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[[ $REPLY == *"kernel=RR|RESET 6" ]]
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 6" ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+	[ ! -s "$ERR" ]
+}
+
+@test "bus daemon killed: the program is not terminated, fails cleanly, reconnects to a new bus" {
+	touch "$TB_DIR/faults-custom"
+	sp_start
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	sp_do "drop"
+	kill_daemon bus KILL
+	sp_do "self 6"
+	[ "$(field rc) $(field err)" = "-1 EPERM" ]
+	(($(field elapsed_ms) < 750))
+	[[ $REPLY == *"kernel=OTHER|RESET 0" ]]
+	sp_do "thread 7"
+	[ "$(field err)" = EPERM ]
+	kill -0 "$PID" # alive: no exit-on-disconnect, no SIGPIPE
+	tb_start -- "${RAISED[@]}" 8>&- # a new stack on the same address
+	sp_do "thread 8"
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[[ $REPLY == *"kernel=RR|RESET 8" ]]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+	grep -q '^done$' "$OUT"
+}
+
+# ---- rtkit's per-user limits at its defaults -------------------------------------------------
+
+@test "rtkit's default burst limit: acquire/drop 30 times in a row, then EPERM, one warning, goes on" {
+	custom_stack # rtkit's own limits: 25 requests per 20 s (26 get through)
+	sp_start
+	sp_do "cycle 30 5"
+	local ok=$(field ok)
+	echo "granted $ok of 30"
+	((ok == 25 || ok == 26))
+	[ "$(field eperm)" = $((30 - ok)) ]
+	[ "$(field first_failure)" = $((ok + 1)) ]
+	[ "$(field other)" = 0 ]
+	[[ $REPLY == *"kernel=OTHER|RESET 0" ]]
+	sp_do "self 5"
+	[ "$(field err)" = EPERM ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+	[ "$(grep -c 'per-user limit' "$ERR")" -ge 1 ]
+	[ -z "$(sort "$ERR" | uniq -d)" ]
+}
+
+# herd_check: the herd's own summary, and every thread's result tied to the kernel (read from
+# outside) and to rtkit's log: exactly the threads rtkit granted are RT, the others SCHED_OTHER.
+herd_check() {
+	local tid s granted_tids rc0_tids rt_tids=
+	grep -q '^threads=64 .* other_errors=0 ok_but_not_rt=0 failed_but_rt=0$' "$OUT"
+	rc0_tids=$(awk '$1 == "thread" && $4 == "rc=0" { sub("tid=", "", $3); print $3 }' "$OUT" | sort -n)
+	for tid in $(awk '$1 == "thread" { sub("tid=", "", $3); print $3 }' "$OUT"); do
+		s=$(sched_of "$tid")
+		case $s in
+		"SCHED_RR|SCHED_RESET_ON_FORK 10") rt_tids+="$tid"$'\n' ;;
+		"SCHED_OTHER"*) ;;
+		*) echo "thread $tid: $s"; return 1 ;;
+		esac
+	done
+	rt_tids=$(sort -n <<<"${rt_tids%$'\n'}")
+	granted_tids=$(sed -n "s/.*Successfully made thread \([0-9]*\) of process $PID .* RT at priority 10.*/\1/p" \
+		"$TB_DIR/rtkit.log" | sort -n)
+	[ "$rc0_tids" = "$rt_tids" ]
+	[ "$rc0_tids" = "$granted_tids" ]
+	# the others: EPERM, as without the shim
+	[ "$(grep -c '^thread .* rc=1 err=EPERM ' "$OUT")" = $((64 - $(grep -c '^thread .* rc=0 ' "$OUT"))) ]
+}
+
+herd_run() {
+	OUT=$BATS_TEST_TMPDIR/herd.out ERR=$BATS_TEST_TMPDIR/herd.err
+	local fifo=$BATS_TEST_TMPDIR/herd.in i
+	rm -f "$fifo"; mkfifo "$fifo"
+	as_user env "$@" "$PROBES/herd" 64 10 <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	BG=$!
+	exec 8>"$fifo"
+	for ((i = 0; i < 600; i++)); do # 30 s: a deadlock fails here
+		grep -q '^ready' "$OUT" && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q '^ready' "$OUT" || { echo "herd did not finish:"; cat "$OUT" "$ERR"; return 1; }
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+}
+
+herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
+
+@test "64 threads ask at once, rtkit's default limits: no deadlock, exactly rtkit's grants are RT" {
+	custom_stack # 25 RT threads per user
+	herd_run LD_PRELOAD="$SHIM_PRELOAD"
+	tail -n 2 "$OUT" | head -n 1
+	herd_check
+	local ok
+	ok=$(sed -n 's/^threads=64 ok=\([0-9]*\) .*/\1/p' "$OUT")
+	((ok >= 1 && ok <= 25))
+	[ -z "$(sort "$ERR" | uniq -d)" ]
+	herd_stop
+}
+
+@test "64 threads ask at once without the shim: all EPERM, all SCHED_OTHER (the unshimmed outcome)" {
+	herd_run
+	grep -q '^threads=64 ok=0 eperm=64 other_errors=0 ok_but_not_rt=0 failed_but_rt=0$' "$OUT"
+	herd_stop
+}
+
+@test "64 threads ask at once, raised limits: every one RT, no deadlock" {
+	local before
+	before=$(rtkit_grants)
+	herd_run LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_TIMEOUT_MS=10000 # the budget spans 64 round trips
+	herd_check
+	grep -q '^threads=64 ok=64 ' "$OUT"
+	[ "$(($(rtkit_grants) - before))" = 64 ]
+	herd_stop
+}
+
+# ---- fork and exec ---------------------------------------------------------------------------
+
+@test "fork: the child asks on a connection of its own; the parent's connection keeps working" {
+	sp_start
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	local sock
+	sock=$(socket_inodes "$PID")
+	[ -n "$sock" ]
+	sp_do "fork 6"
+	grep -q '^fork 6: child pid=[0-9]* started=OTHER$' "$OUT" # SCHED_RESET_ON_FORK
+	grep -q '^fork 6: child rc=0 err=OK kernel=RR|RESET 6$' "$OUT"
+	[ "$REPLY" = "fork 6: child exit=0" ]
+	local child
+	child=$(sed -n 's/^fork 6: child pid=\([0-9]*\) .*/\1/p' "$OUT")
+	# rtkit takes the process from the connection: the child's own
+	grep -q "Successfully made thread $child of process $child " "$TB_DIR/rtkit.log"
+	sp_do "thread 7"
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[ "$(socket_inodes "$PID")" = "$sock" ] # the same connection, untouched by the child
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "fork while another thread is inside a D-Bus call: 40 children, none hangs, all served" {
+	sp_start
+	sp_do "fork-stress 40 5" 60
+	[[ $REPLY =~ forks=40\ child_ok=40\ child_refused=0\ child_hung=0\ child_died=0\ bg_calls=[0-9]+\ bg_failed=0$ ]]
+	(($(field bg_calls) >= 2))
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "exec: LD_PRELOAD still applies and no descriptor of the shim survives (/proc/PID/fd)" {
+	sp_start
+	local before
+	before=$(cd "/proc/$PID/fd" && for f in *; do echo "$f $(readlink "$f")"; done)
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	[ -n "$(socket_inodes "$PID")" ] # the shim's connection
+	sp_do "drop"
+	sp_send "exec $PROBES/shim-script"
+	sp_wait '^ready' 2
+	[ "$(grep -c "^pid $PID$" "$OUT")" = 2 ] # the same process, a new image
+	local after
+	after=$(cd "/proc/$PID/fd" && for f in *; do echo "$f $(readlink "$f")"; done)
+	[ "$after" = "$before" ]
+	[ -z "$(socket_inodes "$PID")" ]
+	grep -q "$(basename "$SHIM")" "/proc/$PID/maps"
+	sp_do "self 6" # the new image's requests go through the shim again
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[[ $REPLY == *"kernel=RR|RESET 6" ]]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "a daemon closes every descriptor above 2, reuses the numbers, then asks: served, its own untouched" {
+	sp_start
+	sp_do "self 5"
+	[ "$(field err)" = OK ]
+	sp_do "drop"
+	sp_do "closefds"
+	[ "$(field closed)" -ge 1 ] # the shim's socket among them
+	sp_do "fill 4"              # socketpairs on the lowest numbers, the old socket's included
+	[[ $REPLY == *" 3 4 5 "* ]]
+	sp_do "self 6"
+	[ "$(field rc) $(field err)" = "0 OK" ] # a new connection
+	(($(field elapsed_ms) < 1000))
+	sp_do "checkfill"
+	[ "$REPLY" = "checkfill: descriptors=8 replaced_or_closed=0 bytes_missing=0 stray_bytes=0" ]
+	# and again with the numbers reused before the first request after the close: the child of a
+	# fork must not close them either
+	sp_do "drop"
+	sp_do "closefds"
+	sp_do "fill 4"
+	sp_do "fork 7"
+	grep -q '^fork 7: child descriptors=8 replaced_or_closed=0 bytes_missing=0 stray_bytes=0$' "$OUT"
+	grep -q '^fork 7: child rc=0 err=OK kernel=RR|RESET 7$' "$OUT"
+	sp_do "checkfill"
+	[ "$REPLY" = "checkfill: descriptors=8 replaced_or_closed=0 bytes_missing=0 stray_bytes=0" ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+# ---- runaway and fork bomb -------------------------------------------------------------------
+
+@test "runaway: an RT busy loop is killed by RLIMIT_RTTIME; SCHED_OTHER on the same CPU keeps time" {
+	local cpu=0 wit=$BATS_TEST_TMPDIR/witness.out spin=$BATS_TEST_TMPDIR/spin.out
+	# a SCHED_OTHER witness on the CPU for 4 s
+	as_user "$PROBES/runaway" witness "$cpu" 4000 >"$wit" 2>&1 3>&- &
+	BG=$!
+	local i
+	for ((i = 0; i < 100; i++)); do grep -q '^ready' "$wit" && break; sleep 0.05; done
+	# RTSHIM_RUNAWAY=kill: the kernel's own behaviour (soft = hard RLIMIT_RTTIME, SIGKILL)
+	local t0 t1 status=0
+	t0=$(date +%s%N)
+	timeout 20 "$TESTBED" run --dir "$TB_DIR" -- env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_RUNAWAY=kill \
+		"$PROBES/runaway" spin "$cpu" 10 </dev/null >"$spin" 2>&1 3>&- || status=$?
+	t1=$(date +%s%N)
+	cat "$spin"
+	echo "runaway ended with status $status after $(((t1 - t0) / 1000000)) ms"
+	grep -q '^call acquire rc=0 err=OK$' "$spin"
+	grep -q '^kernel spin RR|RESET 10$' "$spin"
+	((status == 128 + 9)) # SIGKILL from the kernel at the hard RLIMIT_RTTIME (200 ms of RT CPU)
+	(((t1 - t0) / 1000000 < 5000))
+	wait "$BG"; unset BG
+	cat "$wit"
+	local cpu_ms gap
+	cpu_ms=$(sed -n 's/.*cpu_ms=\([0-9]*\).*/\1/p' "$wit")
+	gap=$(sed -n 's/.*max_gap_ms=\([0-9]*\).*/\1/p' "$wit")
+	# an RT loop alive on that CPU would leave it the RT throttle's 5% (200 of 4000 ms) and
+	# 950 ms gaps
+	((cpu_ms >= 800))
+	((gap < 800))
+}
+
+@test "fork bomb from a promoted thread: 100 children, none RT (kernel, each child)" {
+	OUT=$BATS_TEST_TMPDIR/bomb.out
+	local fifo=$BATS_TEST_TMPDIR/bomb.in i
+	rm -f "$fifo"; mkfifo "$fifo"
+	as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/fork-bomb" 100 10 <"$fifo" >"$OUT" 2>&1 3>&- &
+	BG=$!
+	exec 8>"$fifo"
+	for ((i = 0; i < 400; i++)); do grep -q '^ready' "$OUT" && break; sleep 0.05; done
+	cat "$OUT"
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	grep -q '^call acquire rc=0 err=OK$' "$OUT"
+	grep -q '^kernel rt RR|RESET 10$' "$OUT"
+	grep -q '^children=100 forked=100 rt=0 other=100$' "$OUT"
+	local kids=0 rt=0 k
+	for k in $(pgrep -P "$PID"); do
+		kids=$((kids + 1))
+		[[ $(sched_of "$k") == "SCHED_OTHER 0" ]] || rt=$((rt + 1))
+	done
+	echo "from outside: $kids children, $rt not SCHED_OTHER"
+	[ "$kids" = 100 ]
+	[ "$rt" = 0 ]
+	exec 8>&-
+	wait "$BG"; unset BG
+}
