@@ -198,9 +198,10 @@ static void make_end_key(void)
 	end_key_ok = pthread_key_create(&end_key, thread_ends) == 0;
 }
 
-struct rtshim_thread *rtshim_self(void)
+/* This thread's record, given its TID (a request asks gettid() once, not at every step: the
+ * privileged path is measured against the bare system call). */
+static struct rtshim_thread *self_at(pid_t tid)
 {
-	pid_t tid = gettid();
 	if (self_rec.tid != tid) {
 		/* a thread the shim did not start, or a child forked by other means than fork() */
 		bool linked = self_rec.linked;
@@ -213,6 +214,11 @@ struct rtshim_thread *rtshim_self(void)
 			rtshim_registry_add(&self_rec);
 	}
 	return &self_rec;
+}
+
+struct rtshim_thread *rtshim_self(void)
+{
+	return self_at(gettid());
 }
 
 void rtshim_thread_started(void)
@@ -318,7 +324,7 @@ static void resolve_target(const struct rtshim_req *r, bool cheap, struct target
 	pid_t me = gettid();
 	if (r->pid == 0 || r->pid == me) {
 		t->where = T_SELF;
-		t->tid = rtshim_self()->tid;
+		t->tid = self_at(me)->tid;
 		return;
 	}
 	t->tid = r->pid;
@@ -343,7 +349,7 @@ static int target_flags(const struct rtshim_req *r, const struct target *t)
 {
 	int flags = 0;
 	if (t->where == T_SELF)
-		flags = __atomic_load_n(&rtshim_self()->flags, __ATOMIC_RELAXED);
+		flags = __atomic_load_n(&self_at(t->tid)->flags, __ATOMIC_RELAXED);
 	else if (t->in_registry && r->kind >= RTSHIM_REQ_PTHREAD_SETSCHEDPARAM)
 		rtshim_registry_by_handle(r->thread, NULL, &flags);
 	else if (t->in_registry)
@@ -355,7 +361,7 @@ static void set_shim_flag(const struct rtshim_req *r, const struct target *t, bo
 {
 	int set = on ? RTSHIM_TF_SHIM_FLAG : 0, clear = on ? 0 : RTSHIM_TF_SHIM_FLAG;
 	if (t->where == T_SELF) {
-		struct rtshim_thread *s = rtshim_self();
+		struct rtshim_thread *s = self_at(t->tid);
 		int f = __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 	} else if (t->in_registry) {
@@ -368,7 +374,7 @@ static void set_shim_flag(const struct rtshim_req *r, const struct target *t, bo
 static void set_rtkit_flag(const struct rtshim_req *r, const struct target *t)
 {
 	if (t->where == T_SELF) {
-		struct rtshim_thread *s = rtshim_self();
+		struct rtshim_thread *s = self_at(t->tid);
 		__atomic_fetch_or(&s->flags, RTSHIM_TF_RTKIT, __ATOMIC_RELAXED);
 	} else if (t->in_registry) {
 		bool by_handle = r->kind >= RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
