@@ -81,15 +81,17 @@ FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), 
 
 .PHONY: all tests tsan check demo bench install uninstall clean deps i386 i386-libs
 all: $(SHIM) $(CLIENT) $(RTRUN)
-tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS) $(if $(I386),i386)
-# The ThreadSanitizer test (tests/bats/checkers.bats): the shim, the client and the herd probe.
-tsan: $(SHIM) $(CLIENT) $(TESTOUT)/probes/herd
+tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS)
+# The ThreadSanitizer tests (tests/bats/checkers.bats): the shim, the client and two probes.
+tsan: $(SHIM) $(CLIENT) $(TESTOUT)/probes/herd $(TESTOUT)/probes/shim-script
 
 # The 32-bit shim and client beside the 64-bit ones, so that one LD_PRELOAD value with the
 # loader's $LIB token serves both ELF classes; plus the 32-bit probes to prove it.  Built by
 # `make tests` when an i386 toolchain and libdbus-1-dev:i386 are installed (scripts/install-deps).
 I386_PC   := /usr/lib/i386-linux-gnu/pkgconfig
 I386      ?= $(if $(filter x86_64-linux-gnu,$(MULTIARCH)),$(wildcard $(I386_PC)/dbus-1.pc))
+# (added here, not on the `tests:` line above: make expands prerequisites where it reads them)
+tests: $(if $(I386),i386)
 i386:
 	@$(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
 	  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386= \
@@ -108,7 +110,7 @@ $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h) daemon-client/rtki
 
 $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcard shim/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Ishim $(DBUS_CFLAGS) \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Ishim \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
 
 $(SHIM): $(SHIM_OBJ) shim/librtshim.map
@@ -120,9 +122,11 @@ $(CLIENT): $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
 
-$(RTRUN): $(WRAPPER_OBJ) $(CLIENT_OBJ) $(SHIM_PURE_OBJ)
+# rtrun links libc alone (starting a command must not load libdbus-1 and what it pulls in):
+# what talks to the bus dlopens $(CLIENT) from beside the shim (wrapper/client.c).
+$(RTRUN): $(WRAPPER_OBJ) $(SHIM_PURE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(SAN) $(LDFLAGS) -o $@ $^ $(DBUS_LIBS)
+	$(CC) $(SAN) $(LDFLAGS) -o $@ $^
 
 $(TESTOUT)/probes/lib%.so: tests/probes/lib%.c
 	@mkdir -p $(@D)
@@ -133,8 +137,8 @@ $(TESTOUT)/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
-# rtkit-call drives the daemon client directly: linked with the client's objects like rtrun,
-# so it runs from any copy of the build tree (no rpath to a library).
+# rtkit-call drives the daemon client directly: linked with the client's objects, so it runs
+# from any copy of the build tree (no rpath to a library).
 $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
@@ -166,9 +170,13 @@ $(B)/bench/%: bench/%.c $(wildcard bench/*.h)
 deps:
 	@scripts/install-deps
 
+# check: the normal build's suites, then (tests/run's second pass) the ASan+UBSan build's unit
+# tests and shim suites; the TSan build for tests/bats/checkers.bats.
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
-	@B=$(B) tests/run
+	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
+	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
+	@B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run
 
 demo: deps all
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
@@ -193,4 +201,4 @@ uninstall:
 	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan

@@ -11,6 +11,9 @@
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
+/* libdbus's built-in default; /var/run is /run on every current distribution. */
+#define SYSTEM_BUS_DEFAULT_ADDRESS "unix:path=/var/run/dbus/system_bus_socket"
+
 #define RTKIT_SERVICE_NAME "org.freedesktop.RealtimeKit1"
 #define RTKIT_OBJECT_PATH  "/org/freedesktop/RealtimeKit1"
 #define RTKIT_INTERFACE    "org.freedesktop.RealtimeKit1"

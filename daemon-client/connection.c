@@ -56,7 +56,7 @@ static int fork_took_lock;
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 
-RTSHIM_EXPORT void rtkit_set_timeout_ms(int ms)
+void rtkit_set_timeout_ms(int ms)
 {
 	__atomic_store_n(&timeout_ms, ms > 0 ? ms : RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS,
 			 __ATOMIC_RELAXED);

@@ -83,7 +83,7 @@ int rtshim_errno_from_connect_error(const char *name, const char *message)
 	return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
 }
 
-RTSHIM_EXPORT const char *rtkit_strerror(int err)
+const char *rtkit_strerror(int err)
 {
 	/* Negating INT_MIN would be undefined; in unsigned arithmetic it is just "unknown". */
 	unsigned int e = err < 0 ? 0u - (unsigned int)err : (unsigned int)err;

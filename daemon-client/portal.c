@@ -16,9 +16,6 @@
 
 #include "client-internal.h"
 
-/* libdbus's built-in default; /var/run is /run on every current distribution. */
-#define SYSTEM_BUS_DEFAULT_ADDRESS "unix:path=/var/run/dbus/system_bus_socket"
-
 static const struct rtshim_backend rtkit_backend = {
 	.portal = 0,
 	.service = RTKIT_SERVICE_NAME,

@@ -69,7 +69,7 @@ out:
 	return r;
 }
 
-RTSHIM_EXPORT int rtkit_get_limits(struct rtkit_limits *out)
+int rtkit_get_limits(struct rtkit_limits *out)
 {
 	struct timespec deadline;
 	int64_t prio, nice, rttime;
@@ -161,7 +161,7 @@ out:
 	return r;
 }
 
-RTSHIM_EXPORT int rtkit_make_realtime(pid_t pid, pid_t tid, int priority)
+int rtkit_make_realtime(pid_t pid, pid_t tid, int priority)
 {
 	dbus_uint32_t prio;
 
@@ -174,7 +174,7 @@ RTSHIM_EXPORT int rtkit_make_realtime(pid_t pid, pid_t tid, int priority)
 			   DBUS_TYPE_UINT32, &prio);
 }
 
-RTSHIM_EXPORT int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
+int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 {
 	dbus_int32_t n = nice;
 

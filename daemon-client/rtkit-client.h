@@ -2,8 +2,9 @@
  * sandbox (/.flatpak-info exists or $SNAP is set), to the Realtime portal
  * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
- * Shared by the shim (which loads librtshim-client.so with dlopen and looks up the one
- * symbol RTSHIM_CLIENT_SYMBOL) and by rtrun (which links the same objects directly).
+ * Shared by the shim and by rtrun: both load librtshim-client.so with dlopen, from the
+ * directory of the shim only (shim/client-loader.c), and look up RTSHIM_CLIENT_SYMBOL; rtrun
+ * --check also RTSHIM_DOCTOR_SYMBOL.  Neither links libdbus-1 itself.
  *
  * Every function returns 0 or a negative errno:
  *   -EPERM      rtkit refused (priority above its max, RLIMIT_RTTIME missing/too high,
@@ -48,7 +49,10 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice);
 /* One line, in plain words, for an errno this API returned (positive or negative). */
 const char *rtkit_strerror(int err);
 
-/* What the shim gets from dlsym(handle, RTSHIM_CLIENT_SYMBOL): one lookup, one version. */
+/* What the shim gets from dlsym(handle, RTSHIM_CLIENT_SYMBOL): one lookup, one version.
+ * The library exports only this table and rtshim_doctor_v1: the rtkit_* functions above are
+ * hidden there (for code that links the objects directly), so that a program's own
+ * rtkit_make_realtime (PulseAudio has one) can never take their place in the table. */
 #define RTSHIM_CLIENT_SYMBOL "rtshim_client_v1"
 struct rtshim_client_v1 {
 	void (*set_timeout_ms)(int timeout_ms);
@@ -58,7 +62,27 @@ struct rtshim_client_v1 {
 	const char *(*strerror)(int err);
 };
 
-/* The object itself, for code that links the client directly (rtrun, tests). */
+/* The object itself, for code that links the client directly (tests). */
 extern const struct rtshim_client_v1 rtshim_client_v1;
+
+/* The D-Bus questions only `rtrun --check` asks (doctor.c): does the system bus answer, is
+ * rtkit on it (or activatable), and would polkit authorize rtkit's action for this process?
+ * What rtrun gets from dlsym(handle, RTSHIM_DOCTOR_SYMBOL). */
+#define RTSHIM_DOCTOR_SYMBOL "rtshim_doctor_v1"
+struct rtshim_bus_report {
+	char address[512];       /* the system bus address used */
+	int bus;                 /* 0 reachable, or -errno */
+	char bus_error[256];
+	int rtkit_owner;         /* 1 running, 0 not running, -errno unknown */
+	int rtkit_activatable;   /* 1, 0, -errno */
+	int polkit;              /* 1 authorized, 0 not, 2 challenge (authentication), -errno */
+	char polkit_error[256];
+};
+struct rtshim_doctor_v1 {
+	/* One private connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS or the default),
+	 * `timeout_ms` on every call, closed before returning; never fails, *rep says it all. */
+	void (*bus_probe)(int timeout_ms, struct rtshim_bus_report *rep);
+};
+extern const struct rtshim_doctor_v1 rtshim_doctor_v1;
 
 #endif

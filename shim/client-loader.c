@@ -1,6 +1,5 @@
-/* client-loader.c — see client-loader.h.  The client is found by the shim's own location
- * (dladdr, or /proc/self/maps when the loader only knows a relative name): never through ".",
- * LD_LIBRARY_PATH or the default search path. */
+/* client-loader.c — see client-loader.h.  The shim's client is found by the shim's own
+ * location (dladdr, or /proc/self/maps when the loader only knows a relative name). */
 #include "client-loader.h"
 
 #include <dlfcn.h>
@@ -15,6 +14,47 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static const struct rtshim_client_v1 *client;
 static int load_timeout_ms;
+
+void *rtshim_client_open(const char *dir, const struct rtshim_client_v1 **out, char *err,
+			 size_t errlen)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+	const struct rtshim_client_v1 *c;
+	const char *why;
+	void *h;
+
+	*out = NULL;
+	if (dir[0] != '/') {
+		rtshim_format(err, errlen, "%s: not an absolute directory", dir);
+		return NULL;
+	}
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len + 1 + sizeof RTSHIM_CLIENT_FILE > sizeof path) {
+		rtshim_format(err, errlen, "%s: path too long", dir);
+		return NULL;
+	}
+	memcpy(path, dir, len);
+	path[len] = '/';
+	memcpy(path + len + 1, RTSHIM_CLIENT_FILE, sizeof RTSHIM_CLIENT_FILE);
+
+	dlerror();
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		why = dlerror();
+		rtshim_format(err, errlen, "%s", why ? why : path);
+		return NULL;
+	}
+	c = dlsym(h, RTSHIM_CLIENT_SYMBOL);
+	if (!c || !c->make_realtime || !c->get_limits || !c->set_timeout_ms || !c->strerror) {
+		rtshim_format(err, errlen, "%s has no usable %s", path, RTSHIM_CLIENT_SYMBOL);
+		dlclose(h);
+		return NULL;
+	}
+	*out = c;
+	return h;
+}
 
 static int own_dir(char *buf, size_t size)
 {
@@ -39,38 +79,23 @@ static int own_dir(char *buf, size_t size)
 
 static void load(void)
 {
-	char path[PATH_MAX];
-	int r = own_dir(path, sizeof path);
+	char dir[PATH_MAX], err[PATH_MAX + 128];
+	const struct rtshim_client_v1 *c;
+	int r = own_dir(dir, sizeof dir);
 	if (r < 0) {
 		rtshim_log_once(RTSHIM_LOG_WARN, r,
 				"cannot locate the shim's own directory (%s): realtime requests are left as they are",
 				rtshim_errno_name(r));
 		return;
 	}
-	size_t len = strlen(path);
-	if (len + sizeof RTSHIM_CLIENT_FILE > sizeof path)
-		return;
-	memcpy(path + len, RTSHIM_CLIENT_FILE, sizeof RTSHIM_CLIENT_FILE);
-
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *err = dlerror();
+	if (!rtshim_client_open(dir, &c, err, sizeof err)) {
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
 				"cannot load the daemon client (%s): realtime requests are left as they are",
-				err ? err : path);
+				err);
 		return;
 	}
-	const struct rtshim_client_v1 *c = dlsym(h, RTSHIM_CLIENT_SYMBOL);
-	if (!c || !c->make_realtime || !c->get_limits) {
-		rtshim_log_once(RTSHIM_LOG_WARN, 1,
-				"%s has no usable %s: realtime requests are left as they are", path,
-				RTSHIM_CLIENT_SYMBOL);
-		dlclose(h);
-		return;
-	}
-	if (c->set_timeout_ms)
-		c->set_timeout_ms(__atomic_load_n(&load_timeout_ms, __ATOMIC_RELAXED));
-	rtshim_log(RTSHIM_LOG_DEBUG, "daemon client loaded from %s", path);
+	c->set_timeout_ms(__atomic_load_n(&load_timeout_ms, __ATOMIC_RELAXED));
+	rtshim_log(RTSHIM_LOG_DEBUG, "daemon client loaded from %s%s", dir, RTSHIM_CLIENT_FILE);
 	__atomic_store_n(&client, c, __ATOMIC_RELEASE);
 }
 

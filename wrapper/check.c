@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "prio.h"
+#include "client-loader.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 
@@ -131,7 +132,9 @@ int rtrun_check(const struct rtrun_options *o)
 	struct rtshim_config cfg;
 	struct rlimit rtprio, rttime;
 	struct rtrun_shim shim;
-	struct rtrun_bus_report bus;
+	struct rtshim_bus_report bus;
+	const struct rtshim_client_v1 *client = NULL;
+	const struct rtshim_doctor_v1 *doctor = NULL;
 	struct rtkit_limits lim;
 	struct helper h;
 	struct passwd *pw = getpwuid(getuid());
@@ -143,7 +146,7 @@ int rtrun_check(const struct rtrun_options *o)
 	bool direct_ok = false, grant_ok = false, cap = rtrun_have_cap_sys_nice();
 	unsigned long long hard = 0;
 
-	rtkit_set_timeout_ms(timeout);
+	rtrun_client_set_timeout_ms(timeout);
 	rtshim_config_load(&cfg, getenv, config_warn, &bad);
 	if (o->rttime_us)
 		cfg.rttime_us = o->rttime_us;
@@ -188,6 +191,15 @@ int rtrun_check(const struct rtrun_options *o)
 		item("librtshim.so", "not found (looked for %s%s%s)", shim.tried[0],
 		     shim.tried[1][0] ? " and " : "", shim.tried[1]);
 
+	if (shim_r != -ENOENT) {
+		client = rtrun_client();
+		doctor = client ? rtrun_doctor() : NULL;
+		if (doctor)
+			item("daemon client", "%s loaded", RTSHIM_CLIENT_FILE);
+		else
+			item("daemon client", "cannot be loaded: %s", rtrun_client_error());
+	}
+
 	/* Try the direct call on a helper thread. */
 	direct_r = helper_start(&h);
 	if (direct_r == 0) {
@@ -210,11 +222,15 @@ int rtrun_check(const struct rtrun_options *o)
 		     strerror(-direct_r));
 	}
 
-	if (box) {
+	memset(&bus, 0, sizeof bus);
+	bus.bus = -ENOTCONN;
+	if (!doctor) {
+		/* Without the client nothing on the bus can be asked. */
+	} else if (box) {
 		/* inside a sandbox the client asks the Realtime portal, never rtkit directly */
-		memset(&bus, 0, sizeof bus);
+		bus.bus = 0;
 		bus.polkit = 1; /* not ours to check from here: the portal's host side does */
-		limits_r = rtkit_get_limits(&lim);
+		limits_r = client->get_limits(&lim);
 		if (limits_r == 0)
 			item("portal", "org.freedesktop.portal.Realtime answers on the session "
 			     "bus: MaxRealtimePriority %d, MinNiceLevel %d, RTTimeUSecMax %lld us",
@@ -223,17 +239,18 @@ int rtrun_check(const struct rtrun_options *o)
 		else
 			item("portal", "org.freedesktop.portal.Realtime on the session bus does "
 			     "not answer: %s", limits_r == -ENOTCONN
-			     ? "no session bus, or no xdg-desktop-portal on it" : rtkit_strerror(limits_r));
+			     ? "no session bus, or no xdg-desktop-portal on it"
+			     : rtrun_rtkit_strerror(limits_r));
 	} else {
-		rtrun_bus_probe(timeout, &bus);
+		doctor->bus_probe(timeout, &bus);
 		if (bus.bus == 0)
 			item("system bus", "%s answers", bus.address);
 		else
 			item("system bus", "%s does not answer: %s", bus.address, bus.bus_error);
 	}
 
-	if (!box && bus.bus == 0) {
-		limits_r = rtkit_get_limits(&lim);
+	if (doctor && !box && bus.bus == 0) {
+		limits_r = client->get_limits(&lim);
 		if (limits_r == 0)
 			item("rtkit-daemon", "answers%s: MaxRealtimePriority %d, MinNiceLevel %d, "
 			     "RTTimeUSecMax %lld us",
@@ -243,7 +260,7 @@ int rtrun_check(const struct rtrun_options *o)
 		else if (limits_r == -ENOTCONN && bus.rtkit_owner == 0 && bus.rtkit_activatable == 0)
 			item("rtkit-daemon", "not running, and the bus cannot start it");
 		else
-			item("rtkit-daemon", "does not answer: %s", rtkit_strerror(limits_r));
+			item("rtkit-daemon", "does not answer: %s", rtrun_rtkit_strerror(limits_r));
 
 		if (bus.polkit == 1)
 			item("polkit", "allows org.freedesktop.RealtimeKit1.acquire-real-time here");
@@ -273,7 +290,7 @@ int rtrun_check(const struct rtrun_options *o)
 			     ? "RLIMIT_RTTIME is 0, so the kernel would kill a realtime thread at once"
 			     : strerror(-plan_r));
 		} else if ((grant_r = helper_start(&h)) == 0) {
-			grant_r = rtkit_make_realtime(0, h.tid, rtkit_prio);
+			grant_r = client->make_realtime(0, h.tid, rtkit_prio);
 			if (grant_r == 0 && rtrun_thread_sched(h.tid, &granted_policy, &granted_prio) == 0)
 				grant_ok = true;
 			drop(h.tid);
@@ -287,7 +304,7 @@ int rtrun_check(const struct rtrun_options *o)
 				     bus.polkit == 1 ? "rtkit itself refuses (canary)"
 						     : "polkit said no");
 			else
-				item("rtkit grant", "refused: %s", rtkit_strerror(grant_r));
+				item("rtkit grant", "refused: %s", rtrun_rtkit_strerror(grant_r));
 		} else {
 			item("rtkit grant", "not tried: cannot start a test thread: %s",
 			     strerror(-grant_r));
@@ -321,6 +338,11 @@ int rtrun_check(const struct rtrun_options *o)
 	}
 
 	printf("no: programs started with rtrun will not get realtime.\n");
+	if (!doctor) {
+		printf("fix: reinstall rtshim (make install) so that %s is beside librtshim.so "
+		       "(%s), with libdbus-1 installed.\n", RTSHIM_CLIENT_FILE, shim.native);
+		return 1;
+	}
 	if (box && limits_r < 0) {
 		printf("fix: inside a %s sandbox rtshim asks the Realtime portal "
 		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
@@ -343,7 +365,7 @@ int rtrun_check(const struct rtrun_options *o)
 		       "(systemctl restart rtkit-daemon), or give a longer --timeout.\n", timeout);
 	} else if (limits_r < 0) {
 		printf("fix: whatever answers as org.freedesktop.RealtimeKit1 is not a working "
-		       "rtkit-daemon (%s).\n", rtkit_strerror(limits_r));
+		       "rtkit-daemon (%s).\n", rtrun_rtkit_strerror(limits_r));
 	} else if (plan_r < 0) {
 		printf("fix: RLIMIT_RTTIME is 0 in this shell, so a realtime thread would be killed at "
 		       "once; start programs from a shell without that limit.\n");
@@ -364,7 +386,7 @@ int rtrun_check(const struct rtrun_options *o)
 		       "processes, 26 requests per 20 s for all your programs): end other realtime "
 		       "programs or wait 20 s.\n");
 	} else {
-		printf("fix: rtkit refused: %s.\n", rtkit_strerror(grant_r));
+		printf("fix: rtkit refused: %s.\n", rtrun_rtkit_strerror(grant_r));
 	}
 	return 1;
 }

@@ -13,7 +13,6 @@
 
 #include "config.h"
 #include "procfs.h"
-#include "rtkit-client.h"
 #include "rtrun.h"
 
 static int cmp_pid(const void *a, const void *b)
@@ -135,7 +134,7 @@ int rtrun_pid(const struct rtrun_options *o)
 		cfg.rttime_us = o->rttime_us;
 	if (o->timeout_ms)
 		cfg.timeout_ms = o->timeout_ms;
-	rtkit_set_timeout_ms(cfg.timeout_ms);
+	rtrun_client_set_timeout_ms(cfg.timeout_ms);
 
 	r = list_threads(pid, &tids, &count);
 	if (r < 0) {

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "prio.h"
+#include "client-loader.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 #include "rttime.h"
@@ -56,6 +57,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 {
 	struct sched_param sp = { .sched_priority = req->priority };
 	int policy = req->policy | (req->reset_on_fork ? SCHED_RESET_ON_FORK : 0);
+	const struct rtshim_client_v1 *c;
 	struct rtkit_limits lim;
 	struct rtshim_prio_map map = { .mode = req->prio_map, .top = req->prio_top };
 	bool changed = false;
@@ -78,7 +80,13 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 		return -errno;
 	}
 
-	r = rtkit_get_limits(&lim);
+	/* Only now is the daemon client needed. */
+	c = rtrun_client();
+	if (!c) {
+		res->failed_call = "loading " RTSHIM_CLIENT_FILE;
+		return -RTRUN_ENOCLIENT;
+	}
+	r = c->get_limits(&lim);
 	if (r < 0) {
 		res->failed_call = "rtkit (reading MaxRealtimePriority, RTTimeUSecMax)";
 		return r;
@@ -103,7 +111,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 		return r;
 	}
 
-	r = rtkit_make_realtime(req->pid, req->tid, prio);
+	r = c->make_realtime(req->pid, req->tid, prio);
 	if (r < 0) {
 		res->failed_call = req->pid ? "rtkit MakeThreadRealtimeWithPID"
 					    : "rtkit MakeThreadRealtime";
@@ -116,8 +124,9 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 
 const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, int r)
 {
-	if (res->failed_call && !strncmp(res->failed_call, "rtkit", 5))
-		return rtkit_strerror(r);
+	if (r == -RTRUN_ENOCLIENT ||
+	    (res->failed_call && !strncmp(res->failed_call, "rtkit", 5)))
+		return rtrun_rtkit_strerror(r);
 	if (r == -ERANGE && res->failed_call && !strcmp(res->failed_call, "--strict"))
 		return "the priority is above rtkit's maximum and --strict forbids another one";
 	if (r == -EDOM)

@@ -8,6 +8,7 @@
 #ifndef RTSHIM_RTRUN_H
 #define RTSHIM_RTRUN_H
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -169,16 +170,23 @@ int rtrun_thread_sched(pid_t tid, int *policy, int *priority);
 int rtrun_check(const struct rtrun_options *o);
 int rtrun_pid(const struct rtrun_options *o);
 
-/* bus.c — direct D-Bus questions --check asks (the rtkit client answers the rest). */
-struct rtrun_bus_report {
-	char address[512];       /* the system bus address used */
-	int bus;                 /* 0 reachable, or -errno */
-	char bus_error[256];
-	int rtkit_owner;         /* 1 running, 0 not running, -errno unknown */
-	int rtkit_activatable;   /* 1, 0, -errno */
-	int polkit;              /* 1 authorized, 0 not, 2 challenge (authentication), -errno */
-	char polkit_error[256];
-};
-void rtrun_bus_probe(int timeout_ms, struct rtrun_bus_report *rep);
+/* client.c — librtshim-client.so (libdbus-1), loaded from the shim's directory on first
+ * need: rtrun itself links libc only. */
+struct rtshim_client_v1;
+struct rtshim_doctor_v1;
+/* The error rtrun's operations return when the client cannot be loaded. */
+#define RTRUN_ENOCLIENT ELIBACC
+/* The client's table, loaded on the first call; NULL if it cannot be loaded
+ * (rtrun_client_error() says why).  Nothing is logged. */
+const struct rtshim_client_v1 *rtrun_client(void);
+/* The doctor's table (RTSHIM_DOCTOR_SYMBOL) of the same library; NULL likewise. */
+const struct rtshim_doctor_v1 *rtrun_doctor(void);
+/* Why the client (or the doctor) could not be loaded. */
+const char *rtrun_client_error(void);
+/* The D-Bus timeout for every call; applied now if loaded, else when loaded. */
+void rtrun_client_set_timeout_ms(int timeout_ms);
+/* The client's words for an errno it returned (rtkit_strerror); for -RTRUN_ENOCLIENT, why
+ * the client could not be loaded. */
+const char *rtrun_rtkit_strerror(int err);
 
 #endif

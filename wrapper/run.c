@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "rtkit-client.h"
 #include "rtrun.h"
 
 #ifndef RTSHIM_MULTIARCH
@@ -228,7 +227,7 @@ static void main_thread_realtime(const struct rtrun_options *o, const struct rts
 	char pol[64];
 	int policy, prio, r;
 
-	rtkit_set_timeout_ms(cfg->timeout_ms);
+	rtrun_client_set_timeout_ms(cfg->timeout_ms);
 	r = rtrun_make_realtime(&req, &res);
 	if (r < 0) {
 		if (r == -ERANGE && res.failed_call && !strcmp(res.failed_call, "--strict"))

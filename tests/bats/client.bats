@@ -398,12 +398,12 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	[ "${lines[-1]}" = "sockets=1 without_cloexec=0" ]
 }
 
-@test "client: librtshim-client.so exports only the API" {
+@test "client: librtshim-client.so exports only its two versioned tables" {
 	run nm -D --defined-only "$CLIENT"
 	[ "$status" -eq 0 ]
-	local syms
-	syms=$(awk '{ print $3 }' <<<"$output" | sort | tr '\n' ' ')
-	[ "$syms" = "rtkit_get_limits rtkit_make_high_priority rtkit_make_realtime rtkit_set_timeout_ms rtkit_strerror rtshim_client_v1 " ]
+	local syms # (the ASan build adds its ODR indicators, __odr_asan.NAME)
+	syms=$(awk '$3 !~ /^__odr_asan\./ { print $3 }' <<<"$output" | sort | tr '\n' ' ')
+	[ "$syms" = "rtshim_client_v1 rtshim_doctor_v1 " ]
 }
 
 @test "client: through dlopen of librtshim-client.so and its one symbol, as the shim does" {

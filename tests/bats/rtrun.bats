@@ -267,6 +267,37 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $stderr == *"contains a space or a colon"* ]]
 }
 
+@test "rtrun links libc alone: starting a command never loads libdbus-1" {
+	run -0 readelf -d "$RTRUN"
+	run -0 awk '/NEEDED/ { print $5 }' <<<"$output"
+	[ "$output" = "[libc.so.6]" ]
+	run -0 --separate-stderr as_user env LD_DEBUG=files "$RTRUN" true
+	[[ $stderr != *libdbus* && $stderr != *librtshim-client* ]]
+	# what talks to the bus loads the client from beside the shim
+	run -0 --separate-stderr as_user env LD_DEBUG=files "$RTRUN" --check
+	[[ $stderr == *"$(readlink -f "$PFX")/lib/$MULTIARCH/rtshim/librtshim-client.so"* ]]
+}
+
+@test "no librtshim-client.so beside the shim: a command still runs; -p, --pid, --check say so" {
+	local t=$WORK/noclient
+	mkdir -p "$t/bin" "$t/lib/$MULTIARCH/rtshim" "$t/cwd"
+	cp "$RTRUN" "$t/bin/rtrun"
+	cp "$SHIM" "$t/lib/$MULTIARCH/rtshim/"
+	# a client in the current directory must be ignored
+	cp "$CLIENT" "$t/cwd/"
+	chmod -R a+rX "$t"
+	run -0 as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' true"
+	run -0 --separate-stderr as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' -p 5 echo ran"
+	[ "$output" = ran ]
+	[[ $stderr == *"cannot make the main thread realtime: loading librtshim-client.so failed: $t/lib/$MULTIARCH/rtshim/librtshim-client.so: cannot open shared object file"* ]]
+	run -1 as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' --check"
+	[[ $output == *"daemon client   cannot be loaded: $t/lib/$MULTIARCH/rtshim/librtshim-client.so"* ]]
+	[[ $output == *"fix: reinstall rtshim"* ]]
+	bg_run sh -c "$SH_WAIT"
+	run -1 --separate-stderr as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' --pid $PID"
+	[[ $output == *"unchanged: loading librtshim-client.so failed: "* ]]
+}
+
 @test "shim location: the compiled-in PKGLIBDIR when nothing is beside rtrun (\$LIB form, absolute form)" {
 	local b=$WORK/pkgbuild std=$WORK/pfx/lib/$MULTIARCH/rtshim odd=$WORK/odd-libdir
 	# PKGLIBDIR with the standard layout: the $LIB form

@@ -1,17 +1,17 @@
-/* bus.c — the D-Bus questions only the doctor asks: does the system bus answer, is rtkit on
- * it (or activatable), and would polkit authorize rtkit's action for this process?  One
- * private connection with its own timeout on every call (libdbus's default is 25 s), closed
- * before returning. */
+/* doctor.c — the D-Bus questions only `rtrun --check` asks: does the system bus answer, is
+ * rtkit on it (or activatable), and would polkit authorize rtkit's action for this process?
+ * One private connection with its own timeout on every call (libdbus's default is 25 s),
+ * closed before returning; independent of the client's shared connection (connection.c).
+ * Exported only as the table rtshim_doctor_v1 (rtkit-client.h). */
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "rtrun.h"
+#include "client-internal.h"
+#include "rtkit-client.h"
 
-#define SYSTEM_BUS_DEFAULT_ADDRESS "unix:path=/var/run/dbus/system_bus_socket"
-#define RTKIT_NAME "org.freedesktop.RealtimeKit1"
 #define POLKIT_NAME "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
@@ -202,7 +202,7 @@ oom:
 	return -ENOMEM;
 }
 
-void rtrun_bus_probe(int timeout_ms, struct rtrun_bus_report *rep)
+static void bus_probe(int timeout_ms, struct rtshim_bus_report *rep)
 {
 	const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
 	DBusConnection *c;
@@ -215,9 +215,13 @@ void rtrun_bus_probe(int timeout_ms, struct rtrun_bus_report *rep)
 	c = open_bus(rep->address, timeout_ms, &rep->bus, rep->bus_error, sizeof rep->bus_error);
 	if (!c)
 		return;
-	rep->rtkit_owner = name_has_owner(c, RTKIT_NAME, timeout_ms);
-	rep->rtkit_activatable = activatable(c, RTKIT_NAME, timeout_ms);
+	rep->rtkit_owner = name_has_owner(c, RTKIT_SERVICE_NAME, timeout_ms);
+	rep->rtkit_activatable = activatable(c, RTKIT_SERVICE_NAME, timeout_ms);
 	rep->polkit = polkit_check(c, timeout_ms, rep->polkit_error, sizeof rep->polkit_error);
 	dbus_connection_close(c);
 	dbus_connection_unref(c);
 }
+
+RTSHIM_EXPORT const struct rtshim_doctor_v1 rtshim_doctor_v1 = {
+	.bus_probe = bus_probe,
+};
