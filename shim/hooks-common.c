@@ -190,6 +190,8 @@ static bool end_key_ok;
 
 static void thread_ends(void *p)
 {
+	/* cancelled or exited in the middle of a request: its readers stop waiting now */
+	rtshim_registry_pending_end(p);
 	rtshim_registry_remove(p);
 }
 
@@ -242,18 +244,21 @@ void rtshim_thread_abandoned(void)
 
 static void atfork_prepare(void)
 {
+	rtshim_runaway_atfork_prepare();
 	rtshim_registry_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
 	rtshim_registry_atfork_parent();
+	rtshim_runaway_atfork_release();
 }
 
 static void atfork_child(void)
 {
 	rtshim_budget_reset();
 	rtshim_registry_atfork_child(&self_rec, gettid());
+	rtshim_runaway_atfork_release();
 }
 
 /* Nothing significant: record the main thread (so other threads can name it) and arrange for
@@ -319,6 +324,14 @@ static void resolve_target(const struct rtshim_req *r, bool cheap, struct target
 			t->where = T_OWN;
 			t->in_registry = true;
 		}
+		return;
+	}
+	/* pid 0 is the caller: the thread's record knows its TID (fork() renews it in the child), so
+	 * the privileged path (cheap: bookkeeping after success) costs no system call beyond the
+	 * real one.  A grant still asks the kernel. */
+	if (cheap && r->pid == 0 && self_rec.tid) {
+		t->where = T_SELF;
+		t->tid = self_rec.tid;
 		return;
 	}
 	pid_t me = gettid();
@@ -578,6 +591,8 @@ static int grant(const struct rtshim_req *r, const struct target *t, int want, i
 	return 0;
 }
 
+static int eperm_path(const struct rtshim_req *r, const struct target *tp, int asked, int sent);
+
 int rtshim_request_core(const struct rtshim_req *r)
 {
 	const struct rtshim_config *c = rtshim_cfg();
@@ -616,8 +631,24 @@ int rtshim_request_core(const struct rtshim_req *r)
 	if (err != EPERM)
 		return err;
 
-	/* 2. EPERM: about which thread? */
+	/* 2. EPERM: about which thread?  A thread asking for itself (JACK's AcquireSelfRealTime)
+	 * marks its request in flight, before the slow part (loading the client, rtkit's round
+	 * trip): a reader of its policy in another thread (jconvolver right after jack_activate)
+	 * waits for the outcome instead of reading the SCHED_OTHER of the moment before. */
 	resolve_target(r, false, &t);
+	if (t.where != T_SELF)
+		return eperm_path(r, &t, asked, sent);
+	struct rtshim_thread *self = self_at(t.tid);
+	rtshim_registry_pending_begin(self);
+	err = eperm_path(r, &t, asked, sent);
+	rtshim_registry_pending_end(self);
+	return err;
+}
+
+/* Steps 2 to 4 for a valid request the kernel refused with EPERM, about target t. */
+static int eperm_path(const struct rtshim_req *r, const struct target *tp, int asked, int sent)
+{
+	struct target t = *tp;
 	if (t.where == T_UNKNOWN) {
 		rtshim_log(RTSHIM_LOG_DEBUG, "EPERM for a thread that is not this user's or not known: left as is");
 		return EPERM;

@@ -53,6 +53,8 @@ RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sc
 		tid = s->tid;
 		flags = __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
 	} else {
+		/* its own RT request in flight (rtkit): answer with the outcome, not the moment before */
+		rtshim_registry_wait_settled(true, thread, 0, rtshim_cfg()->timeout_ms);
 		known = rtshim_registry_by_handle(thread, &tid, &flags) == 0;
 	}
 	if (known) {

@@ -32,10 +32,16 @@ RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
 RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 {
 	int policy = rtshim_real_sched_getscheduler()(pid);
-	if (policy < 0 || !(policy & SCHED_RESET_ON_FORK) || !rtshim_enter())
+	if (policy < 0 || (pid == 0 && !(policy & SCHED_RESET_ON_FORK)) || !rtshim_enter())
 		return policy;
 	int saved = errno;
-	if (rtshim_shim_flag_by_pid(pid))
+	/* another thread of ours with its own RT request in flight (rtkit): its outcome */
+	if (pid != 0 && rtshim_registry_wait_settled(false, 0, pid, rtshim_cfg()->timeout_ms) > 0) {
+		int now = rtshim_real_sched_getscheduler()(pid);
+		if (now >= 0)
+			policy = now;
+	}
+	if ((policy & SCHED_RESET_ON_FORK) && rtshim_shim_flag_by_pid(pid))
 		policy &= ~SCHED_RESET_ON_FORK;
 	rtshim_leave();
 	errno = saved;

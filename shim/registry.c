@@ -3,13 +3,21 @@
 #include "registry.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define BUCKETS 256
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rtshim_thread *buckets[BUCKETS];
 static size_t count;
+/* requests in flight in this process (rtshim_registry_pending_*): readers look no further while
+ * it is 0, so they cost one load when nothing is in flight */
+static int inflight;
 
 static unsigned bucket_of(pthread_t h)
 {
@@ -121,6 +129,74 @@ int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int 
 	return r;
 }
 
+void rtshim_registry_pending_begin(struct rtshim_thread *self)
+{
+	if (__atomic_load_n(&self->pending, __ATOMIC_RELAXED))
+		return;
+	__atomic_fetch_add(&inflight, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&self->pending, 1, __ATOMIC_SEQ_CST);
+}
+
+void rtshim_registry_pending_end(struct rtshim_thread *self)
+{
+	int was = __atomic_exchange_n(&self->pending, 0, __ATOMIC_SEQ_CST);
+	if (!was)
+		return;
+	/* release: a reader that sees the count drop also sees what the request recorded */
+	__atomic_fetch_sub(&inflight, 1, __ATOMIC_SEQ_CST);
+	/* a waiter may have given up and returned already: a wake-up on this (live: our own TLS)
+	 * word finds nobody, which is harmless */
+	if (was == 2) {
+		int saved = errno;
+		syscall(SYS_futex, &self->pending, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		errno = saved;
+	}
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int timeout_ms)
+{
+	int64_t deadline = 0;
+	int waited = 0;
+	for (;;) {
+		if (!__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
+			return waited;
+		int *word = NULL;
+		pthread_mutex_lock(&lock);
+		/* under the lock a linked record is a live thread's: its word may be touched */
+		struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
+		if (t) {
+			int v = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST);
+			if (v == 1 && __atomic_compare_exchange_n(&t->pending, &v, 2, false, __ATOMIC_SEQ_CST,
+								  __ATOMIC_SEQ_CST))
+				v = 2;
+			if (v)
+				word = &t->pending;
+		}
+		pthread_mutex_unlock(&lock);
+		if (!word)
+			return waited;
+		int64_t now = now_ns();
+		if (!deadline)
+			deadline = now + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		struct timespec rel = { .tv_sec = (deadline - now) / 1000000000,
+					.tv_nsec = (deadline - now) % 1000000000 };
+		/* The thread may end and its record go once the lock is released: the kernel checks
+		 * the word's value atomically (EAGAIN if it changed) and fails cleanly on an unmapped
+		 * address (EFAULT); either way the record is looked up again, under the lock. */
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, &rel, NULL, 0);
+		waited = 1;
+	}
+}
+
 size_t rtshim_registry_count(void)
 {
 	pthread_mutex_lock(&lock);
@@ -146,6 +222,8 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 	for (unsigned b = 0; b < BUCKETS; b++)
 		buckets[b] = NULL;
 	count = 0;
+	/* the parent's requests in flight are not the child's: never wait for them here */
+	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	lock = fresh;
 	if (self) {
@@ -153,6 +231,7 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 		self->linked = false;
 		self->tid = new_tid;
 		__atomic_store_n(&self->flags, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&self->pending, 0, __ATOMIC_RELAXED);
 		if (was_linked)
 			link_locked(self);
 	}

@@ -16,6 +16,10 @@ struct rtshim_thread {
 	pid_t tid;
 	/* RTSHIM_TF_* flags; atomic (read/written with __atomic builtins) */
 	int flags;
+	/* futex word: 0, or this thread's own RT request is in flight in the shim (1; 2 when a
+	 * reader waits for its outcome).  Written by the thread itself (rtshim_registry_pending_*),
+	 * read and raised to 2 by readers under the registry's lock. */
+	int pending;
 	/* links, owned by the registry */
 	bool linked;
 	struct rtshim_thread *next, **pprev;
@@ -36,6 +40,20 @@ int rtshim_registry_by_tid(pid_t tid, int *flags);
 
 /* Set or clear flags of a registered thread (by handle if by_handle, else by tid). */
 int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear);
+
+/* The calling thread's own RT request (`self` is its record) goes beyond the privileged path
+ * (rtkit, a D-Bus round trip): readers about it wait for its outcome.  begin is a store and a
+ * counter increment; end wakes readers (FUTEX_WAKE) only when one waits.  Also ended when the
+ * thread ends (its record is removed) and forgotten in a forked child. */
+void rtshim_registry_pending_begin(struct rtshim_thread *self);
+void rtshim_registry_pending_end(struct rtshim_thread *self);
+
+/* A reader about another registered thread (by handle if by_handle, else by tid): if that
+ * thread's request is in flight, wait until it has its outcome, at most timeout_ms in all.
+ * 1 waited and settled, 0 nothing in flight (or not registered: no lock taken while no request
+ * is in flight anywhere in the process), -ETIMEDOUT gave up.  The caller's own record is never
+ * pending while it reads: a thread reads from outside the shim (its re-entrancy guard). */
+int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int timeout_ms);
 
 /* Number of registered threads (tests, debugging). */
 size_t rtshim_registry_count(void);

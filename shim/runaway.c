@@ -189,6 +189,16 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+void rtshim_runaway_atfork_prepare(void)
+{
+	pthread_mutex_lock(&arm_lock);
+}
+
+void rtshim_runaway_atfork_release(void)
+{
+	pthread_mutex_unlock(&arm_lock);
+}
+
 int rtshim_runaway_arm(rlim_t soft)
 {
 	struct sigaction cur, mine;

@@ -19,4 +19,9 @@ rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard);
  * in place, -errno otherwise (then the caller must not lower the soft limit). */
 int rtshim_runaway_arm(rlim_t soft);
 
+/* fork: arm_lock is taken around fork, so a child never inherits it held by a thread that does
+ * not exist there (hooks-common.c's atfork handlers). */
+void rtshim_runaway_atfork_prepare(void);
+void rtshim_runaway_atfork_release(void);
+
 #endif
