@@ -41,6 +41,21 @@ tb_pid() { "$TESTBED" pid --dir "$TB_DIR" "$1"; }
 tb_restart_rtkit() { "$TESTBED" restart-rtkit --dir "$TB_DIR"; }
 tb_polkit() { "$TESTBED" polkit --dir "$TB_DIR" "$1"; }
 tb_rtkit_log() { cat "$TB_DIR/rtkit.log"; }
+# rtkit_grants: how many grants rtkit logged so far (its log restarts with each tb_start).
+rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
+
+# tb_kill NAME [SIGNAL]: signal one daemon of the stack (TERM), wait until it is really gone.
+tb_kill() {
+	local pid i
+	pid=$(tb_pid "$1")
+	kill "-${2:-TERM}" "$pid"
+	for ((i = 0; i < 200; i++)); do
+		[[ -d /proc/$pid && $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 0
+		sleep 0.05
+	done
+	echo "$1 ($pid) did not exit"
+	return 1
+}
 
 # as_user CMD...: CMD as the unprivileged test user (RLIMIT_RTPRIO 0, no capabilities) on the
 # private bus.  as_root CMD...: CMD as root on the private bus.

@@ -9,7 +9,6 @@
 
 load common
 
-MAXPRIO=20
 RAISED=(--actions-per-burst-max=100000 --threads-per-user-max=1000 --processes-per-user-max=1000)
 
 setup_file() { tb_start -- "${RAISED[@]}"; }
@@ -65,13 +64,15 @@ sp_wait() {
 	return 1
 }
 
-# sp_do COMMAND: send one command, wait for its (last) result line, set REPLY to it.
+# sp_do COMMAND [SECONDS]: send one command, wait for its result line, set REPLY to it.  A
+# fork's result is the parent's last line ("child exit=N"), after the child's own lines.
 sp_do() {
-	local n
-	n=$(grep -c -- "^$1: " "$OUT" || true)
+	local n want="^$1: "
+	[[ $1 == "fork "* ]] && want="^$1: child \(exit\|signal\)="
+	n=$(grep -c -- "$want" "$OUT" || true)
 	sp_send "$1"
-	sp_wait "^$1: " $((n + 1)) "${2:-15}"
-	REPLY=$(grep -- "^$1: " "$OUT" | tail -n 1)
+	sp_wait "$want" $((n + 1)) "${2:-15}"
+	REPLY=$(grep -- "$want" "$OUT" | tail -n 1)
 	echo "$REPLY"
 }
 
@@ -86,26 +87,13 @@ sp_finish() {
 
 field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$REPLY"; }
 
-# kill_daemon NAME [SIGNAL]: signal one daemon of the stack, wait until it is really gone.
-kill_daemon() {
-	local pid i
-	pid=$(tb_pid "$1")
-	kill "-${2:-TERM}" "$pid"
-	for ((i = 0; i < 200; i++)); do
-		[[ -d /proc/$pid && $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) != Z ]] || return 0
-		sleep 0.05
-	done
-	echo "$1 ($pid) did not exit"; return 1
-}
-
-rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
 socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr '\n' ' '; }
 
 # ---- the daemon and the bus ------------------------------------------------------------------
 
 @test "rtkit absent: EPERM at once as without the shim, one warning, the program goes on" {
 	touch "$TB_DIR/faults-custom"
-	kill_daemon rtkit
+	tb_kill rtkit
 	sp_start
 	sp_do "self 5"
 	[ "$(field rc) $(field err)" = "-1 EPERM" ]
@@ -153,6 +141,9 @@ socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr 
 
 	kill -CONT "$(tb_pid rtkit)"
 	sp_do "thread 8" # served again, same process
+	# Known limit (README): rtkit still carries out what was queued while it hung, after the
+	# program was told EPERM; "thread 8" was answered after those, so they are done by now.
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 6" ]
 	[ "$(field rc) $(field err)" = "0 OK" ]
 	[[ $REPLY == *"kernel=RR|RESET 8" ]]
 	sp_finish
@@ -164,7 +155,7 @@ socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr 
 	sp_do "self 5"
 	[ "$(field err)" = OK ]
 	sp_do "drop"
-	kill_daemon rtkit KILL
+	tb_kill rtkit KILL
 	tb_restart_rtkit 8>&- # the new daemon must not hold our FIFO open
 	sp_do "self 6"
 	[ "$(field rc) $(field err)" = "0 OK" ]
@@ -181,11 +172,11 @@ socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr 
 	sp_do "self 5"
 	[ "$(field err)" = OK ]
 	sp_do "drop"
-	kill_daemon bus KILL
+	tb_kill bus KILL
 	sp_do "self 6"
 	[ "$(field rc) $(field err)" = "-1 EPERM" ]
 	(($(field elapsed_ms) < 750))
-	[[ $REPLY == *"kernel=OTHER|RESET 0" ]]
+	[[ $REPLY == *"kernel=OTHER"* ]] # rtkit, having lost the bus too, demoted what it granted
 	sp_do "thread 7"
 	[ "$(field err)" = EPERM ]
 	kill -0 "$PID" # alive: no exit-on-disconnect, no SIGPIPE

@@ -40,7 +40,7 @@ probe_run() {
 		shift
 	done
 	local name=$1; shift
-	((shim)) && env+=("LD_PRELOAD=$SHIM")
+	((shim)) && env+=("LD_PRELOAD=$SHIM_PRELOAD")
 	OUT=$BATS_TEST_TMPDIR/$name.out ERR=$BATS_TEST_TMPDIR/$name.err
 	local fifo=$BATS_TEST_TMPDIR/$name.in
 	rm -f "$fifo"; mkfifo "$fifo"
@@ -92,8 +92,6 @@ assert_rttime_bounded() {
 	[[ $h =~ ^[0-9]+$ ]] && ((h > 0 && h <= RTTIME_MAX)) || { echo "hard RLIMIT_RTTIME: $h"; return 1; }
 }
 
-rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
-
 # ---- the library itself ---------------------------------------------------------------------
 
 @test "shim: exports exactly the nine interposed symbols" {
@@ -108,7 +106,11 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	run readelf -d "$SHIM"
 	[ "$status" -eq 0 ]
 	run awk '/NEEDED/ { print $5 }' <<<"$output"
-	[ "$output" = "[libc.so.6]" ]
+	if [[ -n ${RTSHIM_ASAN_RUNTIME:-} ]]; then # tests/run's ASan pass: the sanitizer runtimes too
+		[ "$output" = $'[libasan.so.8]\n[libubsan.so.1]\n[libc.so.6]' ]
+	else
+		[ "$output" = "[libc.so.6]" ]
+	fi
 }
 
 # ---- legacy programs ------------------------------------------------------------------------
@@ -268,7 +270,7 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	run as_user "$PROBES/errno-parity" "$foreign"
 	local without=$output
 	[ "$status" -eq 0 ]
-	run as_user env LD_PRELOAD="$SHIM" "$PROBES/errno-parity" "$foreign"
+	run as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/errno-parity" "$foreign"
 	[ "$status" -eq 0 ]
 	kill "$foreign"
 	[ "$output" = "$without" ]
@@ -286,7 +288,7 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	done
 	run as_root "$PROBES/errno-parity" "$foreign"
 	local without=$output
-	run as_root env LD_PRELOAD="$SHIM" "$PROBES/errno-parity" "$foreign"
+	run as_root env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/errno-parity" "$foreign"
 	kill "$foreign"; wait "$bg" || true
 	[ "$output" = "$without" ]
 }
@@ -403,10 +405,10 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 	d=$(mktemp -d /tmp/rtshim-alone.XXXXXX)   # the bats tmpdir is not the test user's to read
 	cp "$SHIM" "$d/"; chmod -R a+rX "$d"
 	local with without
-	with=$(as_user env LD_PRELOAD="$d/librtshim.so" "$PROBES/errno-parity" 2>/dev/null)
+	with=$(as_user env LD_PRELOAD="${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME }$d/librtshim.so" "$PROBES/errno-parity" 2>/dev/null)
 	without=$(as_user "$PROBES/errno-parity")
 	[ "$with" = "$without" ]
-	probe_run --noshim LD_PRELOAD="$d/librtshim.so" cyclictest-style 3
+	probe_run --noshim LD_PRELOAD="${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME }$d/librtshim.so" cyclictest-style 3
 	settle '^sees' 3
 	[ "$(grep -c 'rc=-1 err=EPERM' "$OUT")" = 3 ]
 	[ "$(grep -c 'cannot load the daemon client' "$ERR")" = 1 ]
@@ -415,7 +417,8 @@ rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true;
 }
 
 @test "a relative LD_PRELOAD path still finds the client beside the shim" {
-	run as_user sh -c 'cd "$(dirname "$0")" && LD_PRELOAD=./librtshim.so "$1"/repeat-acquire 1 </dev/null' "$SHIM" "$PROBES"
+	run as_user env ASANRT="${RTSHIM_ASAN_RUNTIME:-}" sh -c \
+		'cd "$(dirname "$0")" && LD_PRELOAD="${ASANRT:+$ASANRT }./librtshim.so" "$1"/repeat-acquire 1 </dev/null' "$SHIM" "$PROBES"
 	[[ $output == *"kernel main RR|RESET 20"* ]]
 }
 

@@ -233,6 +233,7 @@ static void cmd_closefds(const char *pfx)
 	for (int fd = 3; fd < 1024; fd++)
 		if (close(fd) == 0)
 			n++;
+	fill_n = 0; /* what fill opened is gone too */
 	probe_say("%sclosed=%d", pfx, n);
 }
 
