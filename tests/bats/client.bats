@@ -24,10 +24,7 @@ setup() {
 }
 
 teardown() {
-	local name pid
-	for name in rtkit bus; do # never leave a daemon stopped
-		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
-	done
+	tb_resume
 	bg_finish
 	[[ -n ${TARGET:-} ]] && kill "$TARGET" 2>/dev/null && wait "$TARGET" 2>/dev/null
 	unset TARGET

@@ -41,6 +41,14 @@ tb_pid() { "$TESTBED" pid --dir "$TB_DIR" "$1"; }
 tb_restart_rtkit() { "$TESTBED" restart-rtkit --dir "$TB_DIR"; }
 tb_polkit() { "$TESTBED" polkit --dir "$TB_DIR" "$1"; }
 tb_rtkit_log() { cat "$TB_DIR/rtkit.log"; }
+
+# tb_resume: SIGCONT the bus and rtkit, so that no test leaves a daemon stopped.
+tb_resume() {
+	local name pid
+	for name in rtkit bus; do
+		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
+	done
+}
 # rtkit_grants: how many grants rtkit logged so far (its log restarts with each tb_start).
 rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
 
@@ -82,4 +90,16 @@ wait_for_file() {
 	done
 	echo "timed out waiting for $1" >&2
 	return 1
+}
+
+# wait_ready OUT BGPID: wait (10 s at most) until a probe started in the background has printed
+# "ready" to OUT, or has exited; then set PID from its "pid N" line (empty if it printed none).
+wait_ready() {
+	local out=$1 bg=$2 i
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^ready' "$out" 2>/dev/null && break
+		kill -0 "$bg" 2>/dev/null || break
+		sleep 0.05
+	done
+	PID=$(awk '/^pid /{ print $2; exit }' "$out")
 }

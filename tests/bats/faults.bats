@@ -15,10 +15,7 @@ setup_file() { tb_start -- "${RAISED[@]}"; }
 teardown_file() { tb_stop; }
 
 teardown() {
-	local name pid
-	for name in rtkit bus; do # never leave a daemon stopped
-		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
-	done
+	tb_resume
 	sp_finish
 	[[ -n ${BG:-} ]] && { kill "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; unset BG; }
 	# a test that changed the stack (rtkit's defaults, a daemon killed) leaves a fresh one

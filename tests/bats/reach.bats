@@ -43,13 +43,7 @@ probe_run() {
 	as_user env "${env[@]}" ${WRAP[@]+"${WRAP[@]}"} "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	PROBE_BG=$!
 	exec 8>"$fifo"
-	local i
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$OUT" 2>/dev/null && break
-		kill -0 "$PROBE_BG" 2>/dev/null || break
-		sleep 0.05
-	done
-	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	wait_ready "$OUT" "$PROBE_BG"
 	[[ -n $PID ]] && grep -q '^ready' "$OUT" || { echo "probe $name:"; cat "$OUT" "$ERR"; return 1; }
 }
 

@@ -57,17 +57,12 @@ bg_run() {
 	local who=as_user
 	[[ $1 == --root ]] && { who=as_root; shift; }
 	OUT=$WORK/bg.$BATS_TEST_NUMBER.out ERR=$WORK/bg.$BATS_TEST_NUMBER.err
-	local fifo=$WORK/bg.$BATS_TEST_NUMBER.in i
+	local fifo=$WORK/bg.$BATS_TEST_NUMBER.in
 	rm -f "$fifo"; mkfifo "$fifo"; chmod 666 "$fifo"
 	$who "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	BG=$!
 	exec 8>"$fifo"
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$OUT" 2>/dev/null && break
-		kill -0 "$BG" 2>/dev/null || break
-		sleep 0.05
-	done
-	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	wait_ready "$OUT" "$BG"
 	[[ -n $PID ]] || { echo "no pid from $*:"; cat "$OUT" "$ERR"; return 1; }
 }
 

@@ -47,13 +47,7 @@ probe_run() {
 	$who "${wrap[@]}" env "${env[@]}" "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" &
 	PROBE_BG=$!
 	exec 8>"$fifo"
-	local i
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready' "$OUT" 2>/dev/null && break
-		kill -0 "$PROBE_BG" 2>/dev/null || break
-		sleep 0.05
-	done
-	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	wait_ready "$OUT" "$PROBE_BG"
 	[[ -n $PID ]] || { echo "probe $name printed no pid"; cat "$OUT" "$ERR"; return 1; }
 }
 
