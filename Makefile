@@ -192,11 +192,12 @@ install: all
 	install -m 755 scripts/rtshim-desktop $(DESTDIR)$(BINDIR)/rtshim-desktop
 	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
 	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
+	install -m 644 man/rtshim-desktop.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1
 	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(BINDIR)/rtshim-desktop $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
-	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 \
+	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1 \
 	  $(DESTDIR)$(MANDIR)/man7/rtshim.7
 	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
 
