@@ -31,6 +31,12 @@ static inline const char *probe_errname(int e)
 	case ENOSYS: return "ENOSYS";
 	case ENOTSUP: return "ENOTSUP";
 	case EBUSY: return "EBUSY";
+	case ENOENT: return "ENOENT";
+	case ENOTCONN: return "ENOTCONN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EPROTO: return "EPROTO";
+	case ENOMEM: return "ENOMEM";
+	case EIO: return "EIO";
 	default: {
 		static __thread char buf[16];
 		snprintf(buf, sizeof buf, "E%d", e);

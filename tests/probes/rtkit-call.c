@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probe.h"
 #include "rtkit-client.h"
 
 #ifndef SCHED_RESET_ON_FORK
@@ -50,25 +51,10 @@
 static const struct rtshim_client_v1 *api = &rtshim_client_v1;
 static int timeout_ms;
 
+/* the client's errors come negative */
 static const char *errname(int e)
 {
-	static char buf[16];
-
-	switch (e < 0 ? -e : e) {
-	case 0: return "OK";
-	case EPERM: return "EPERM";
-	case EBUSY: return "EBUSY";
-	case EINVAL: return "EINVAL";
-	case ENOENT: return "ENOENT";
-	case ENOTCONN: return "ENOTCONN";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EPROTO: return "EPROTO";
-	case ENOMEM: return "ENOMEM";
-	case EIO: return "EIO";
-	default:
-		snprintf(buf, sizeof(buf), "E%d", e < 0 ? -e : e);
-		return buf;
-	}
+	return probe_errname(e < 0 ? -e : e);
 }
 
 static long long now_ms(void)
@@ -252,27 +238,6 @@ static int cmd_thread(const char *prefix, int prio)
 	return t.result < 0;
 }
 
-static void wait_stdin_eof(void)
-{
-	char buf[256];
-
-	printf("ready\n");
-	fflush(stdout);
-	for (int waited = 0; waited < 120000;) {
-		struct pollfd p = { .fd = 0, .events = POLLIN };
-		int n = poll(&p, 1, 1000);
-
-		if (n < 0 && errno != EINTR)
-			break;
-		if (n == 0) {
-			waited += 1000;
-			continue;
-		}
-		if (n > 0 && read(0, buf, sizeof(buf)) <= 0)
-			break;
-	}
-}
-
 static int cmd_hold(int n, int prio)
 {
 	struct thread_req *t = calloc((size_t)n, sizeof(*t));
@@ -292,7 +257,7 @@ static int cmd_hold(int n, int prio)
 		}
 	}
 	printf("pid=%d granted=%d failed=%d\n", (int)getpid(), granted, n - granted);
-	wait_stdin_eof();
+	probe_wait();
 	return granted == n ? 0 : 1;
 }
 
