@@ -53,12 +53,15 @@ SHIM      := $(LIBOUT)/librtshim.so
 CLIENT    := $(LIBOUT)/librtshim-client.so
 RTRUN     := $(B)/bin/rtrun
 
-# Sources.  shim/hooks-*.c hold the interposers; the rest of shim/ is plain code that unit
-# tests and rtrun may link.  Every .c in tests/probes/ is a probe program, tests/probes/lib*.c
-# a shared library for probes; every tests/unit/test-*.c a cmocka test.
+# Sources.  core/ is the pure code both the shim and rtrun link (the decision core, the
+# configuration, priority and RLIMIT_RTTIME rules, formatting); shim/hooks-*.c hold the
+# interposers, the rest of shim/ is the shim's own state that unit tests may link.  Every .c in
+# tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes; every
+# tests/unit/test-*.c a cmocka test.
 CLIENT_SRC := $(wildcard daemon-client/*.c)
-SHIM_SRC   := $(wildcard shim/*.c)
-SHIM_PURE  := $(filter-out shim/hooks-%.c,$(SHIM_SRC))
+CORE_SRC   := $(wildcard core/*.c)
+SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c)
+SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%.c,$(wildcard shim/*.c))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
@@ -66,6 +69,7 @@ UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 
 obj = $(patsubst %.c,$(B)/obj/$(MULTIARCH)/%.o,$(1))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
+CORE_OBJ   := $(call obj,$(CORE_SRC))
 SHIM_OBJ   := $(call obj,$(SHIM_SRC))
 SHIM_PURE_OBJ := $(call obj,$(SHIM_PURE))
 WRAPPER_OBJ := $(call obj,$(WRAPPER_SRC))
@@ -104,13 +108,17 @@ $(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-cli
 
 # The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
-$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/core/%.o: core/%.c $(wildcard core/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Idaemon-client -c -o $@ $<
 
-$(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h) $(wildcard shim/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h core/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Ishim \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Idaemon-client -c -o $@ $<
+
+$(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h core/*.h) daemon-client/rtkit-client.h
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
 
 $(SHIM): $(SHIM_OBJ) shim/librtshim.map
@@ -124,7 +132,7 @@ $(CLIENT): $(CLIENT_OBJ)
 
 # rtrun links libc alone (starting a command must not load libdbus-1 and what it pulls in):
 # what talks to the bus dlopens $(CLIENT) from beside the shim (wrapper/client.c).
-$(RTRUN): $(WRAPPER_OBJ) $(SHIM_PURE_OBJ)
+$(RTRUN): $(WRAPPER_OBJ) $(CORE_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^
 
@@ -146,7 +154,7 @@ $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ) daemon-cli
 
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(SHIM_PURE_OBJ) $(CLIENT_OBJ) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
 # rtrun's unit tests #include the wrapper/*.c they test (rtrun's main() cannot be linked in).
 $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UNIT_SRC))): \
@@ -156,9 +164,9 @@ $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UN
 # (libFuzzer + ASan + UBSan) with the pure shim code they exercise; tests/run runs each for a
 # bounded time on a copy of tests/fuzz/corpus/fuzz-NAME/.  Not built without clang, nor in a
 # SANITIZE build (they carry their own sanitizers).
-$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c shim/config.c shim/log.c $(wildcard shim/*.h)
+$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c $(wildcard core/*.h shim/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Ishim -o $@ $(filter %.c,$^)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -o $@ $(filter %.c,$^)
 
 # Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
 # never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.

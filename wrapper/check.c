@@ -17,7 +17,7 @@
 
 #include "config.h"
 #include "prio.h"
-#include "client-loader.h"
+#include "client-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 

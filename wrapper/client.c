@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "client-loader.h"
+#include "client-open.h"
 #include "rtrun.h"
 
 static const struct rtshim_client_v1 *client;

@@ -11,11 +11,6 @@ void rtrun_set_verbosity(int verbose)
 	verbosity = verbose;
 }
 
-int rtrun_verbosity(void)
-{
-	return verbosity;
-}
-
 void rtrun_log(enum rtrun_level level, const char *fmt, ...)
 {
 	va_list ap;

@@ -57,7 +57,6 @@ struct rtrun_options {
  * -v, debug with -vv. */
 enum rtrun_level { RTRUN_ERROR, RTRUN_WARNING, RTRUN_INFO, RTRUN_DEBUG };
 void rtrun_set_verbosity(int verbose);
-int rtrun_verbosity(void);
 void rtrun_log(enum rtrun_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* util.c — pure helpers. */
@@ -131,7 +130,7 @@ int rtrun_run(const struct rtrun_options *o, char **argv);
 /* realtime.c — the operations -p, --pid and --check share. */
 
 /* Bound the hard RLIMIT_RTTIME of `pid` (0: this process) for rtkit: min(configured, daemon
- * max), never raising a limit, never 0 (shim/rttime.c rule).  *hard_out: the hard limit in
+ * max), never raising a limit, never 0 (core/rttime.c rule).  *hard_out: the hard limit in
  * force afterwards.  -EDOM if no acceptable limit exists (a limit of 0 in place). */
 int rtrun_bound_rttime(pid_t pid, int64_t configured_us, int64_t daemon_max_us,
 		       unsigned long long *hard_out);

@@ -81,9 +81,9 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 # ---- RTSHIM_* garbage ------------------------------------------------------------------------
 
-# Every variable the shim reads: the table of shim/config.c (a new variable is covered as soon as
+# Every variable the shim reads: the table of core/config.c (a new variable is covered as soon as
 # it exists).  Bad values by kind; "" and a long mess with blanks and '/' are bad for all.
-config_vars() { sed -n 's/^[[:space:]]*{ "\(RTSHIM_[A-Z_]*\)".*/\1/p' "$RTSHIM_ROOT/shim/config.c"; }
+config_vars() { sed -n 's/^[[:space:]]*{ "\(RTSHIM_[A-Z_]*\)".*/\1/p' "$RTSHIM_ROOT/core/config.c"; }
 LONG=$(printf 'x/ %.0s' {1..3000})
 bad_values() {
 	case $1 in

@@ -1,4 +1,4 @@
-/* fuzz-config — libFuzzer target for the RTSHIM_* parser (shim/config.c), which reads untrusted
+/* fuzz-config — libFuzzer target for the RTSHIM_* parser (core/config.c), which reads untrusted
  * environment text in every program the shim is preloaded into.
  *
  * Input: the first byte picks a variable of the table (or, past its end, an arbitrary name made

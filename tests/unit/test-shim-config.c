@@ -1,4 +1,4 @@
-/* test-shim-config.c — RTSHIM_* parsing (shim/config.c): defaults, every valid spelling, and
+/* test-shim-config.c — RTSHIM_* parsing (core/config.c): defaults, every valid spelling, and
  * garbage, empty, negative, overflowing and huge values (one warning each, default kept). */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /* test-shim-guard.c — the runaway guard's soft limit (shim/runaway.c), the refusal backoff
- * (shim/budget.c) and the issue-8 RTSHIM_* variables (shim/config.c). */
+ * (shim/budget.c) and the issue-8 RTSHIM_* variables (core/config.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test-shim-prio.c — priority mapping (shim/prio.c), the RLIMIT_RTTIME rule (shim/rttime.c)
+/* test-shim-prio.c — priority mapping (core/prio.c), the RLIMIT_RTTIME rule (core/rttime.c)
  * and the pthread_t → TID registry (shim/registry.c). */
 #include <errno.h>
 #include <pthread.h>

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "format.h"
 
 int rtshim_proc_is_own_thread(pid_t tid)
 {

@@ -7,6 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* RTSHIM_LOG */
+enum rtshim_log_level {
+	RTSHIM_LOG_QUIET = 0, /* nothing at all */
+	RTSHIM_LOG_WARN = 1,  /* default: warnings (each distinct one once) */
+	RTSHIM_LOG_INFO = 2,  /* + one line per decision */
+	RTSHIM_LOG_DEBUG = 3, /* + everything else */
+};
+
 enum rtshim_policy_choice {
 	RTSHIM_POLICY_ASKED = 0, /* privileged path asks what the program asked */
 	RTSHIM_POLICY_RR,

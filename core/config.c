@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "log.h"
+#include "format.h"
 #include "prio.h"
 
 void rtshim_config_defaults(struct rtshim_config *cfg)
