@@ -13,7 +13,7 @@ void rtshim_config_defaults(struct rtshim_config *cfg)
 	cfg->log_level = RTSHIM_LOG_WARN;
 	cfg->timeout_ms = RTSHIM_DEFAULT_TIMEOUT_MS;
 	cfg->rttime_us = RTSHIM_DEFAULT_RTTIME_US;
-	cfg->reset_on_fork = true;
+	cfg->reset_on_fork = false;
 	cfg->strict = false;
 	cfg->policy = RTSHIM_POLICY_ASKED;
 	cfg->prio_map = RTSHIM_PRIO_CLAMP;
@@ -194,7 +194,7 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_LOG", "warn", "quiet, warn, info or debug", parse_log },
 	{ "RTSHIM_TIMEOUT_MS", "500", "1..60000", parse_timeout },
 	{ "RTSHIM_RTTIME_US", "200000", "1..3600000000", parse_rttime },
-	{ "RTSHIM_RESET_ON_FORK", "1", "1 or 0 (yes/no, true/false, on/off)", parse_reset },
+	{ "RTSHIM_RESET_ON_FORK", "0", "1 or 0 (yes/no, true/false, on/off)", parse_reset },
 	{ "RTSHIM_STRICT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_strict },
 	{ "RTSHIM_POLICY", "asked", "rr, fifo or asked", parse_policy },
 	{ "RTSHIM_PRIO_MAP", "clamp", "clamp, scale or offset", parse_prio_map },

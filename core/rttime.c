@@ -25,3 +25,13 @@ int rtshim_rttime_plan(rlim_t soft, rlim_t hard, int64_t configured_us, int64_t 
 	*new_soft = soft < target ? soft : target;
 	return RTSHIM_RTTIME_LOWER;
 }
+
+rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard)
+{
+	if (hard == RLIM_INFINITY || hard == 0)
+		return soft;
+	rlim_t want = hard / 100 * RTSHIM_RUNAWAY_SOFT_PERCENT + hard % 100 * RTSHIM_RUNAWAY_SOFT_PERCENT / 100;
+	if (want == 0)
+		want = 1;
+	return soft < want ? soft : want;
+}

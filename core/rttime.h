@@ -21,4 +21,11 @@ enum rtshim_rttime_verdict {
 int rtshim_rttime_plan(rlim_t soft, rlim_t hard, int64_t configured_us, int64_t daemon_max_us,
 		       rlim_t *new_soft, rlim_t *new_hard);
 
+/* The runaway guard (shim/runaway.c) keeps the soft limit at this share of the hard one, so
+ * that SIGXCPU demotes an overrunning thread before the hard limit's SIGKILL. */
+#define RTSHIM_RUNAWAY_SOFT_PERCENT 80
+
+/* The soft limit the guard wants under `hard` (never above `soft`, never 0). */
+rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard);
+
 #endif

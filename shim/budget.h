@@ -9,16 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "decide.h" /* enum rtshim_budget_kind */
+
 #define RTSHIM_BACKOFF_MIN_MS 1000
 #define RTSHIM_BACKOFF_MAX_MS 32000
-
-enum rtshim_budget_kind {
-	RTSHIM_BUDGET_OWN = 0, /* a thread of this process */
-	RTSHIM_BUDGET_OTHER,   /* a thread of another process of the user (WithPID) */
-	RTSHIM_BUDGET_NICE,    /* a nice level (MakeThreadHighPriority), any thread */
-	RTSHIM_BUDGET_RAISE,   /* a higher priority for a thread that is realtime already */
-	RTSHIM_BUDGET_KINDS,
-};
 
 struct rtshim_backoff {
 	int64_t until_ms;  /* no request of this kind before this (monotonic ms); 0 = none */

@@ -27,16 +27,6 @@
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
 
-rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard)
-{
-	if (hard == RLIM_INFINITY || hard == 0)
-		return soft;
-	rlim_t want = hard / 100 * RTSHIM_RUNAWAY_SOFT_PERCENT + hard % 100 * RTSHIM_RUNAWAY_SOFT_PERCENT / 100;
-	if (want == 0)
-		want = 1;
-	return soft < want ? soft : want;
-}
-
 /* What the program had for SIGXCPU; read by the handler, written before it is installed. */
 static struct sigaction prev;
 static rlim_t guard_soft;

@@ -8,10 +8,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 
-#define RTSHIM_RUNAWAY_SOFT_PERCENT 80
-
-/* The soft limit the guard wants under `hard` (never above `soft`, never 0).  Pure. */
-rlim_t rtshim_runaway_soft(rlim_t soft, rlim_t hard);
+#include "rttime.h" /* rtshim_runaway_soft */
 
 /* Install the SIGXCPU handler if it is not in place: whatever the program had (its own
  * handler, SIG_IGN, SIG_DFL) is remembered and honoured (chained, see runaway.c), and `soft`

@@ -22,7 +22,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.log_level, RTSHIM_LOG_WARN);
 	assert_int_equal(c.timeout_ms, 500);
 	assert_int_equal(c.rttime_us, 200000);
-	assert_true(c.reset_on_fork);
+	assert_false(c.reset_on_fork);
 	assert_false(c.strict);
 	assert_int_equal(c.policy, RTSHIM_POLICY_ASKED);
 	assert_int_equal(c.prio_map, RTSHIM_PRIO_CLAMP);
@@ -141,7 +141,7 @@ static void test_load(void **state)
 	assert_int_equal(c.log_level, RTSHIM_LOG_INFO);
 	assert_int_equal(c.timeout_ms, 500);
 	assert_int_equal(c.rttime_us, 100000);
-	assert_true(c.reset_on_fork);
+	assert_false(c.reset_on_fork);
 	assert_true(c.strict);
 	assert_int_equal(c.policy, RTSHIM_POLICY_ASKED);
 

@@ -1,0 +1,162 @@
+/* decide.h — the decision core: what to do with one scheduling request, as a pure function.
+ *
+ * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
+ * all run the same loop:
+ *
+ *	facts = the request, the configuration
+ *	for (;;) {
+ *		d = rtshim_decide(&facts);
+ *		carry d out, and write what happened into facts   (or return, for RTSHIM_DONE)
+ *	}
+ *
+ * rtshim_decide() does no I/O and reads no globals: every rule of rtshim(7) is a row of
+ * tests/unit/test-decide.c.  Facts that cost something (the target thread's state, rtkit's
+ * limits, RLIMIT_RTTIME) are gathered only when a decision asks for them, so a privileged
+ * caller pays for nothing but the direct call. */
+#ifndef RTSHIM_DECIDE_H
+#define RTSHIM_DECIDE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "rtkit-client.h"
+
+#ifndef SCHED_RESET_ON_FORK
+#define SCHED_RESET_ON_FORK 0x40000000
+#endif
+
+/* Is `policy` (flags ignored) SCHED_FIFO or SCHED_RR? */
+bool rtshim_is_rt(int policy);
+
+/* Which thread a request is about, as far as rtkit is concerned. */
+enum rtshim_target {
+	RTSHIM_TARGET_UNKNOWN = 0, /* not ours, not the user's, or gone: the kernel's answer stands */
+	RTSHIM_TARGET_SELF,        /* the calling thread */
+	RTSHIM_TARGET_OWN,         /* another thread of this process */
+	RTSHIM_TARGET_OTHER,       /* a thread of another process of this user (rtkit's WithPID) */
+};
+
+/* Whose request it is: budgets of rtkit's are spent per kind (shim/budget.h). */
+enum rtshim_budget_kind {
+	RTSHIM_BUDGET_OWN = 0, /* a thread of this process */
+	RTSHIM_BUDGET_OTHER,   /* a thread of another process of the user (WithPID) */
+	RTSHIM_BUDGET_NICE,    /* a nice level (MakeThreadHighPriority), any thread */
+	RTSHIM_BUDGET_RAISE,   /* a higher priority for a thread that is realtime already */
+	RTSHIM_BUDGET_KINDS,
+};
+
+/* A step that was carried out: not yet, or done with this result (0 or a negative errno). */
+struct rtshim_step {
+	bool done;
+	int err;
+};
+
+struct rtshim_facts {
+	/* The request, as the program made it. */
+	bool has_policy; /* sched_setscheduler, pthread_setschedparam (else: a priority only) */
+	int policy;      /* as asked, SCHED_RESET_ON_FORK included (has_policy) */
+	int prio;        /* as asked */
+	bool inherited;  /* RTSHIM_INHERIT: prio is the creator's, already in rtkit's range */
+	const struct rtshim_config *cfg;
+
+	struct rtshim_step direct; /* the call as decided first (RTSHIM_CALL) */
+
+	/* The target, gathered once the direct call said EPERM. */
+	enum rtshim_target target;
+	int cur_policy, cur_prio; /* what the kernel says the thread has now (flags included) */
+	bool shim_flag;           /* the shim, not the program, put SCHED_RESET_ON_FORK there */
+
+	struct rtshim_step keeping_flag; /* RTSHIM_CALL_KEEPING_FLAG */
+
+	/* rtkit: its limits (RTSHIM_READ_LIMITS; -ELIBACC: the client cannot be loaded). */
+	struct rtshim_step limits;
+	struct rtkit_limits lim;
+
+	struct rtshim_step lowered; /* RTSHIM_LOWER */
+
+	/* Backoff (shim/budget.h): how long each kind of request is still held back (0: not),
+	 * and the refusal remembered; a raise of the same thread to the same priority that was
+	 * just granted (the priority flaps) is held for raise_hold_ms. */
+	int64_t held_ms[RTSHIM_BUDGET_KINDS];
+	int held_err[RTSHIM_BUDGET_KINDS];
+	pid_t raise_tid;
+	int raise_prio;
+	int64_t raise_hold_ms;
+
+	/* RLIMIT_RTTIME of the target's process (gathered with the limits). */
+	int rttime_err; /* 0, or the negative errno of reading it */
+	rlim_t rttime_soft, rttime_hard;
+	/* The runaway guard can protect the thread (a SIGXCPU handler in its process). */
+	bool guard_possible;
+	bool guard_failed; /* arming it failed: plan without it */
+
+	pid_t tid;                   /* the target thread (for the raise memo) */
+	struct rtshim_step rttime_set; /* RTSHIM_ASK_RTKIT's prlimit, when set_rttime */
+	struct rtshim_step rtkit;    /* RTSHIM_ASK_RTKIT's request to rtkit */
+};
+
+enum rtshim_action {
+	RTSHIM_CALL,               /* the real call with `policy` (the privileged path) */
+	RTSHIM_CALL_KEEPING_FLAG,  /* the real call again, with `policy` (SCHED_RESET_ON_FORK kept) */
+	RTSHIM_READ_LIMITS,        /* load the client, read rtkit's limits and RLIMIT_RTTIME */
+	RTSHIM_LOWER,              /* sched_setscheduler(tid, policy, prio): lower within the grant */
+	RTSHIM_ASK_RTKIT,          /* set RLIMIT_RTTIME if set_rttime (arm the guard first if
+				    * arm_guard), then ask rtkit for `prio` */
+	RTSHIM_ASK_NICE,           /* no realtime (`why`): ask rtkit for a nice level instead, then
+				    * return EPERM all the same (the last step, like DONE) */
+	RTSHIM_DONE,               /* return `err` (0 or the program's errno); `why` says why */
+};
+
+/* What the program gets, and why (for the log and for rtrun). */
+enum rtshim_why {
+	RTSHIM_WHY_DIRECT = 0,      /* the kernel's answer to the direct call, as it is */
+	RTSHIM_WHY_KEPT_FLAG,       /* done with SCHED_RESET_ON_FORK kept */
+	RTSHIM_WHY_ALREADY,         /* the thread is RT at that priority already: rtkit not asked */
+	RTSHIM_WHY_LOWERED,         /* lowered within the grant, rtkit not asked */
+	RTSHIM_WHY_GRANTED,         /* rtkit granted it */
+	RTSHIM_WHY_NOT_OURS,        /* EPERM about a thread that is not ours or our user's */
+	RTSHIM_WHY_NOT_RT,          /* EPERM on a request that does not ask for realtime */
+	RTSHIM_WHY_NO_CLIENT,       /* the daemon client cannot be loaded */
+	RTSHIM_WHY_NO_DAEMON,       /* rtkit cannot be reached (why_err) */
+	RTSHIM_WHY_NO_PRIORITY,     /* rtkit allows no realtime priority (MaxRealtimePriority < 1) */
+	RTSHIM_WHY_STRICT,          /* RTSHIM_STRICT: the priority would have to change */
+	RTSHIM_WHY_NICE_ONLY,       /* RTSHIM_NICE_FALLBACK=always: realtime is never asked for */
+	RTSHIM_WHY_HELD,            /* rtkit refused this kind a moment ago (why_err, wait_ms) */
+	RTSHIM_WHY_FLAPPING,        /* the same raise was granted a moment ago (wait_ms) */
+	RTSHIM_WHY_RTTIME_UNREADABLE, /* RLIMIT_RTTIME cannot be read (why_err) */
+	RTSHIM_WHY_RTTIME_ZERO,     /* RLIMIT_RTTIME is 0: an RT thread would be killed at once */
+	RTSHIM_WHY_RTTIME_UNSET,    /* RLIMIT_RTTIME cannot be set (why_err) */
+	RTSHIM_WHY_REFUSED,         /* rtkit said no (why_err) */
+};
+
+struct rtshim_decision {
+	enum rtshim_action action;
+	int policy;        /* CALL, CALL_KEEPING_FLAG, LOWER */
+	int prio;          /* LOWER, ASK_RTKIT: the priority to set (rtkit's range) */
+	bool prio_changed; /* ASK_RTKIT, DONE: differs from what was asked (clamped or mapped) */
+	bool set_rttime;   /* ASK_RTKIT: RLIMIT_RTTIME becomes soft/hard */
+	rlim_t soft, hard; /* ASK_RTKIT: RLIMIT_RTTIME in force for the grant */
+	bool arm_guard;    /* ASK_RTKIT: the soft limit is the runaway guard's */
+	int budget_kind;   /* ASK_RTKIT */
+	int shim_flag;     /* DONE(0): the thread's SCHED_RESET_ON_FORK is the shim's doing (1),
+			    * the program's or absent (0), unchanged (-1) */
+	int err;           /* DONE: 0 or a positive errno */
+	enum rtshim_why why;
+	int why_err;       /* negative errno behind `why`, or 0 */
+	int64_t wait_ms;   /* HELD, FLAPPING: how long it still holds */
+};
+
+/* Facts for a new request; everything else zero (nothing gathered, nothing done). */
+void rtshim_facts_init(struct rtshim_facts *f, const struct rtshim_config *cfg, bool has_policy,
+		       int policy, int prio);
+
+/* The next step for these facts.  Pure. */
+struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
+
+/* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
+const char *rtshim_why_text(enum rtshim_why why);
+
+#endif

@@ -1,0 +1,447 @@
+/* test-decide.c — the decision core (core/decide.c): each rule of rtshim(7) as rows of facts
+ * and the step they must lead to.  No root, no rtkit: the facts say what the kernel and rtkit
+ * said. */
+#include <errno.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "decide.h"
+#include "prio.h"
+
+#define RR SCHED_RR
+#define FIFO SCHED_FIFO
+#define OTHER SCHED_OTHER
+#define FLAG SCHED_RESET_ON_FORK
+#define INF RLIM_INFINITY
+
+static struct rtshim_config cfg;
+
+/* An unprivileged user's RT request that the kernel refused, about the calling thread, which is
+ * SCHED_OTHER; rtkit's default limits answer, RLIMIT_RTTIME unlimited. */
+static struct rtshim_facts refused(int policy, int prio)
+{
+	struct rtshim_facts f;
+	rtshim_config_defaults(&cfg);
+	rtshim_facts_init(&f, &cfg, true, policy, prio);
+	f.direct = (struct rtshim_step){ true, -EPERM };
+	f.target = RTSHIM_TARGET_SELF;
+	f.tid = 100;
+	f.cur_policy = OTHER;
+	f.guard_possible = true;
+	f.limits = (struct rtshim_step){ true, 0 };
+	f.lim = (struct rtkit_limits){ .max_realtime_priority = 20, .min_nice_level = -15,
+				       .rttime_usec_max = 200000 };
+	f.rttime_soft = INF;
+	f.rttime_hard = INF;
+	return f;
+}
+
+static void test_privileged_path_is_exactly_the_call(void **state)
+{
+	(void)state;
+	struct rtshim_facts f;
+	rtshim_config_defaults(&cfg);
+	rtshim_facts_init(&f, &cfg, true, FIFO, 20);
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_CALL);
+	assert_int_equal(d.policy, FIFO); /* no SCHED_RESET_ON_FORK: children inherit */
+
+	f.direct.done = true;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, 0);
+	assert_int_equal(d.why, RTSHIM_WHY_DIRECT);
+	assert_int_equal(d.shim_flag, 0);
+
+	/* the program's own flag is the program's */
+	rtshim_facts_init(&f, &cfg, true, RR | FLAG, 5);
+	assert_int_equal(rtshim_decide(&f).policy, RR | FLAG);
+	f.direct.done = true;
+	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+
+	/* a priority alone never gets a policy */
+	rtshim_facts_init(&f, &cfg, false, 0, 5);
+	assert_int_equal(rtshim_decide(&f).policy, 0);
+}
+
+static void test_privileged_opt_ins(void **state)
+{
+	(void)state;
+	struct rtshim_facts f;
+	rtshim_config_defaults(&cfg);
+	cfg.reset_on_fork = true;
+	rtshim_facts_init(&f, &cfg, true, FIFO, 20);
+	assert_int_equal(rtshim_decide(&f).policy, FIFO | FLAG);
+	f.direct.done = true;
+	assert_int_equal(rtshim_decide(&f).shim_flag, 1); /* readers mask what the shim added */
+
+	/* the flag is never added to a non-RT policy */
+	rtshim_facts_init(&f, &cfg, true, OTHER, 0);
+	assert_int_equal(rtshim_decide(&f).policy, OTHER);
+
+	cfg.reset_on_fork = false;
+	cfg.policy = RTSHIM_POLICY_RR;
+	rtshim_facts_init(&f, &cfg, true, FIFO | FLAG, 20);
+	assert_int_equal(rtshim_decide(&f).policy, RR | FLAG);
+	cfg.policy = RTSHIM_POLICY_FIFO;
+	rtshim_facts_init(&f, &cfg, true, RR, 20);
+	assert_int_equal(rtshim_decide(&f).policy, FIFO);
+}
+
+static void test_other_errors_are_the_kernels(void **state)
+{
+	(void)state;
+	int errs[] = { EINVAL, ESRCH, EFAULT };
+	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+		struct rtshim_facts f = refused(FIFO, 200);
+		f.direct.err = -errs[i];
+		struct rtshim_decision d = rtshim_decide(&f);
+		assert_int_equal(d.action, RTSHIM_DONE);
+		assert_int_equal(d.err, errs[i]);
+	}
+}
+
+static void test_only_our_users_threads(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 10);
+	f.target = RTSHIM_TARGET_UNKNOWN;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_NOT_OURS);
+}
+
+static void test_drops_keep_the_flag(void **state)
+{
+	(void)state;
+	/* JACK's freewheel: an rtkit thread dropped to SCHED_OTHER */
+	struct rtshim_facts f = refused(OTHER, 0);
+	f.cur_policy = RR | FLAG;
+	f.cur_prio = 20;
+	f.shim_flag = true;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_CALL_KEEPING_FLAG);
+	assert_int_equal(d.policy, OTHER | FLAG);
+	f.keeping_flag = (struct rtshim_step){ true, 0 };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, 0);
+	assert_int_equal(d.why, RTSHIM_WHY_KEPT_FLAG);
+	assert_int_equal(d.shim_flag, 1);
+
+	/* refused even with the flag: a drop is no realtime request */
+	f.keeping_flag.err = -EPERM;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_NOT_RT);
+
+	/* a thread without the flag is not retried */
+	f = refused(OTHER, 0);
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.why, RTSHIM_WHY_NOT_RT);
+}
+
+static void test_priority_alone_asks_rt_only_on_rt_threads(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(0, 30);
+	f.has_policy = false;
+	f.policy = 0;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.why, RTSHIM_WHY_NOT_RT);
+
+	/* pthread_setschedprio(15 → 20) on a thread rtkit made RR 15: a raise through rtkit */
+	f.cur_policy = RR | FLAG;
+	f.cur_prio = 15;
+	f.shim_flag = true;
+	f.prio = 20;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_RTKIT);
+	assert_int_equal(d.prio, 20);
+	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_RAISE);
+	f.rtkit.done = true;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.shim_flag, 1);
+	/* the program's own flag stays the program's */
+	f.shim_flag = false;
+	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+}
+
+static void test_limits_are_read_only_for_rt_requests(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(RR, 10);
+	f.limits.done = false;
+	assert_int_equal(rtshim_decide(&f).action, RTSHIM_READ_LIMITS);
+
+	f.limits = (struct rtshim_step){ true, -ELIBACC };
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_NO_CLIENT);
+
+	f.limits.err = -ETIMEDOUT;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.why, RTSHIM_WHY_NO_DAEMON);
+	assert_int_equal(d.why_err, -ETIMEDOUT);
+}
+
+static void test_grant_with_bounded_rttime_and_guard(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 80);
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_RTKIT);
+	assert_int_equal(d.prio, 20); /* clamped */
+	assert_true(d.prio_changed);
+	assert_true(d.set_rttime);
+	assert_int_equal(d.hard, 200000);
+	assert_int_equal(d.soft, 160000); /* the runaway guard's 80 % */
+	assert_true(d.arm_guard);
+	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_OWN);
+
+	f.rtkit.done = true;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, 0);
+	assert_int_equal(d.why, RTSHIM_WHY_GRANTED);
+	assert_int_equal(d.shim_flag, 1); /* rtkit's flag, not the program's */
+
+	/* arming failed: the kernel's behaviour, soft = hard */
+	f = refused(RR, 10);
+	f.guard_failed = true;
+	d = rtshim_decide(&f);
+	assert_false(d.arm_guard);
+	assert_int_equal(d.soft, 200000);
+
+	/* RTSHIM_RUNAWAY=kill, and another process (no handler of ours there) */
+	f = refused(RR, 10);
+	cfg.runaway = RTSHIM_RUNAWAY_KILL;
+	assert_int_equal(rtshim_decide(&f).soft, 200000);
+	f = refused(RR, 10);
+	f.target = RTSHIM_TARGET_OTHER;
+	f.guard_possible = false;
+	d = rtshim_decide(&f);
+	assert_false(d.arm_guard);
+	assert_int_equal(d.soft, 200000);
+	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_OTHER);
+
+	/* a limit already acceptable is kept (never raised); the guard still lowers the soft */
+	f = refused(RR, 10);
+	f.rttime_soft = 50000;
+	f.rttime_hard = 100000;
+	d = rtshim_decide(&f);
+	assert_false(d.set_rttime);
+	assert_int_equal(d.hard, 100000);
+	assert_int_equal(d.soft, 50000);
+	f.rttime_soft = 100000;
+	d = rtshim_decide(&f);
+	assert_true(d.set_rttime);
+	assert_int_equal(d.soft, 80000);
+
+	/* RTSHIM_RTTIME_US below rtkit's max */
+	f = refused(RR, 10);
+	cfg.rttime_us = 50000;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.hard, 50000);
+	assert_int_equal(d.soft, 40000);
+}
+
+static void test_rttime_that_cannot_be_had(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(RR, 10);
+	f.rttime_hard = 0;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_RTTIME_ZERO);
+
+	f = refused(RR, 10);
+	f.rttime_err = -EPERM;
+	assert_int_equal(rtshim_decide(&f).why, RTSHIM_WHY_RTTIME_UNREADABLE);
+
+	f = refused(RR, 10);
+	f.rttime_set = (struct rtshim_step){ true, -EPERM };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.why, RTSHIM_WHY_RTTIME_UNSET);
+}
+
+static void test_mapping_modes(void **state)
+{
+	(void)state;
+	struct { int mode, top, asked, want; } rows[] = {
+		{ RTSHIM_PRIO_CLAMP, 0, 10, 10 },  { RTSHIM_PRIO_CLAMP, 0, 99, 20 },
+		{ RTSHIM_PRIO_SCALE, 0, 99, 20 },  { RTSHIM_PRIO_SCALE, 0, 50, 11 },
+		{ RTSHIM_PRIO_OFFSET, 70, 70, 20 }, { RTSHIM_PRIO_OFFSET, 70, 65, 15 },
+		{ RTSHIM_PRIO_OFFSET, 0, 98, 19 },
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct rtshim_facts f = refused(RR, rows[i].asked);
+		cfg.prio_map = rows[i].mode;
+		cfg.prio_top = rows[i].top;
+		struct rtshim_decision d = rtshim_decide(&f);
+		assert_int_equal(d.action, RTSHIM_ASK_RTKIT);
+		assert_int_equal(d.prio, rows[i].want);
+	}
+	/* an inherited priority is rtkit's already: never mapped twice */
+	struct rtshim_facts f = refused(RR, 15);
+	cfg.prio_map = RTSHIM_PRIO_SCALE;
+	f.inherited = true;
+	assert_int_equal(rtshim_decide(&f).prio, 15);
+
+	f = refused(RR, 10);
+	f.lim.max_realtime_priority = 0;
+	assert_int_equal(rtshim_decide(&f).why, RTSHIM_WHY_NO_PRIORITY);
+}
+
+static void test_strict_refuses_another_priority(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 80);
+	cfg.strict = true;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_STRICT);
+	f.prio = 20;
+	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
+}
+
+static void test_already_rt_spends_no_budget(void **state)
+{
+	(void)state;
+	/* FIFO 80 asked again by a thread rtkit made RR 20 */
+	struct rtshim_facts f = refused(FIFO, 80);
+	f.cur_policy = RR | FLAG;
+	f.cur_prio = 20;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_CALL_KEEPING_FLAG);
+	assert_int_equal(d.policy, FIFO | FLAG);
+	f.keeping_flag = (struct rtshim_step){ true, -EPERM }; /* a change of policy */
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.err, 0);
+	assert_int_equal(d.why, RTSHIM_WHY_ALREADY);
+	assert_int_equal(d.shim_flag, 1);
+	assert_true(d.prio_changed);
+	/* the program asked for the flag itself: it stays visible */
+	f.policy = FIFO | FLAG;
+	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+}
+
+static void test_lowering_within_the_grant(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 5);
+	f.cur_policy = RR | FLAG;
+	f.cur_prio = 20;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_CALL_KEEPING_FLAG); /* the kernel may allow it as asked */
+	f.keeping_flag = (struct rtshim_step){ true, -EPERM }; /* FIFO is a change of policy */
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_LOWER);
+	assert_int_equal(d.policy, RR | FLAG);
+	assert_int_equal(d.prio, 5);
+	f.lowered = (struct rtshim_step){ true, 0 };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.why, RTSHIM_WHY_LOWERED);
+	assert_int_equal(d.err, 0);
+	/* lowering refused (never seen): rtkit is asked */
+	f.lowered.err = -EPERM;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_RTKIT);
+	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_RAISE);
+}
+
+static void test_nice_fallback(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(RR, 10);
+	cfg.nice_fallback = RTSHIM_NICE_ALWAYS;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_NICE);
+	assert_int_equal(d.why, RTSHIM_WHY_NICE_ONLY);
+	assert_int_equal(d.err, EPERM);
+
+	/* refused: nice by default, not with RTSHIM_NICE_FALLBACK=off */
+	int refusals[] = { -EPERM, -EBUSY };
+	for (size_t i = 0; i < 2; i++) {
+		f = refused(RR, 10);
+		f.rtkit = (struct rtshim_step){ true, refusals[i] };
+		d = rtshim_decide(&f);
+		assert_int_equal(d.action, RTSHIM_ASK_NICE);
+		assert_int_equal(d.why, RTSHIM_WHY_REFUSED);
+		assert_int_equal(d.why_err, refusals[i]);
+		cfg.nice_fallback = RTSHIM_NICE_OFF;
+		d = rtshim_decide(&f);
+		assert_int_equal(d.action, RTSHIM_DONE);
+		assert_int_equal(d.err, EPERM);
+	}
+	/* no answer is no refusal: no nice level either */
+	f = refused(RR, 10);
+	f.rtkit = (struct rtshim_step){ true, -ETIMEDOUT };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.why_err, -ETIMEDOUT);
+}
+
+static void test_backoff(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(RR, 10);
+	f.held_ms[RTSHIM_BUDGET_OWN] = 800;
+	f.held_err[RTSHIM_BUDGET_OWN] = -EBUSY;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_NICE);
+	assert_int_equal(d.why, RTSHIM_WHY_HELD);
+	assert_int_equal(d.wait_ms, 800);
+	assert_int_equal(d.why_err, -EBUSY);
+	/* another kind is not held */
+	f.target = RTSHIM_TARGET_OTHER;
+	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
+
+	/* a raise that flaps: the same thread to the same priority */
+	f = refused(RR, 15);
+	f.cur_policy = RR | FLAG;
+	f.cur_prio = 10;
+	f.keeping_flag = (struct rtshim_step){ true, -EPERM };
+	f.raise_tid = 100;
+	f.raise_prio = 15;
+	f.raise_hold_ms = 1000;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.why, RTSHIM_WHY_FLAPPING);
+	assert_int_equal(d.wait_ms, 1000);
+	f.raise_prio = 12;
+	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_privileged_path_is_exactly_the_call),
+		cmocka_unit_test(test_privileged_opt_ins),
+		cmocka_unit_test(test_other_errors_are_the_kernels),
+		cmocka_unit_test(test_only_our_users_threads),
+		cmocka_unit_test(test_drops_keep_the_flag),
+		cmocka_unit_test(test_priority_alone_asks_rt_only_on_rt_threads),
+		cmocka_unit_test(test_limits_are_read_only_for_rt_requests),
+		cmocka_unit_test(test_grant_with_bounded_rttime_and_guard),
+		cmocka_unit_test(test_rttime_that_cannot_be_had),
+		cmocka_unit_test(test_mapping_modes),
+		cmocka_unit_test(test_strict_refuses_another_priority),
+		cmocka_unit_test(test_already_rt_spends_no_budget),
+		cmocka_unit_test(test_lowering_within_the_grant),
+		cmocka_unit_test(test_nice_fallback),
+		cmocka_unit_test(test_backoff),
+	};
+	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
+}
