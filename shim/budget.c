@@ -91,25 +91,25 @@ void rtshim_budget_record(int kind, int result)
 	unlock();
 }
 
-int rtshim_budget_raise_check(int tid, int prio, int64_t *wait_ms)
-{
-	int64_t now = now_ms();
-	int r = 0;
-	lock();
-	if (!rtshim_raise_allows(&raise_memo, tid, prio, now)) {
-		r = -EBUSY;
-		if (wait_ms)
-			*wait_ms = raise_memo.b.until_ms - now;
-	}
-	unlock();
-	return r;
-}
-
 void rtshim_budget_raise_granted(int tid, int prio)
 {
 	int64_t now = now_ms();
 	lock();
 	rtshim_raise_granted(&raise_memo, tid, prio, now);
+	unlock();
+}
+
+void rtshim_budget_facts(struct rtshim_facts *f)
+{
+	int64_t now = now_ms();
+	lock();
+	for (int k = 0; k < RTSHIM_BUDGET_KINDS; k++) {
+		f->held_ms[k] = rtshim_backoff_allows(&state[k], now) ? 0 : state[k].until_ms - now;
+		f->held_err[k] = state[k].err ? state[k].err : -EBUSY;
+	}
+	f->raise_tid = raise_memo.tid;
+	f->raise_prio = raise_memo.prio;
+	f->raise_hold_ms = rtshim_backoff_allows(&raise_memo.b, now) ? 0 : raise_memo.b.until_ms - now;
 	unlock();
 }
 

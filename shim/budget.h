@@ -40,9 +40,10 @@ void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_
 int rtshim_budget_check(int kind, int64_t *wait_ms);
 /* The outcome of a request that was sent (only EPERM and EBUSY start/extend a backoff). */
 void rtshim_budget_record(int kind, int result);
-/* The process's flap memory: 0 or -EBUSY (and *wait_ms); record a granted raise. */
-int rtshim_budget_raise_check(int tid, int prio, int64_t *wait_ms);
+/* The process's flap memory: record a granted raise. */
 void rtshim_budget_raise_granted(int tid, int prio);
+/* The facts the decision core needs: how long each kind is held, the flap memory. */
+void rtshim_budget_facts(struct rtshim_facts *f);
 /* A forked child starts with a clean slate. */
 void rtshim_budget_reset(void);
 

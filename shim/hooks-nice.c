@@ -17,7 +17,6 @@
 #include "client-loader.h"
 #include "hooks.h"
 #include "log.h"
-#include "procfs.h"
 #include "trace.h"
 
 typedef int setpriority_fn(__priority_which_t, id_t, int);
@@ -59,26 +58,11 @@ static int sys_setpriority(int which, id_t who, int prio)
 	return (int)syscall(SYS_setpriority, which, who, prio);
 }
 
-static bool is_rt_policy(int policy)
-{
-	policy &= ~SCHED_RESET_ON_FORK;
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
 /* The thread now carries SCHED_RESET_ON_FORK because of rtkit: readers hide it. */
 static void mark_shim_flag(pid_t tid, int old_policy)
 {
-	if (old_policy & SCHED_RESET_ON_FORK)
-		return; /* the program's own flag */
-	struct rtshim_thread *self = rtshim_self();
-	if (tid == self->tid) {
-		int f = __atomic_load_n(&self->flags, __ATOMIC_RELAXED);
-		__atomic_store_n(&self->flags, f | RTSHIM_TF_SHIM_FLAG, __ATOMIC_RELAXED);
-	} else {
-		pthread_t none;
-		memset(&none, 0, sizeof none);
-		rtshim_registry_update(false, none, tid, RTSHIM_TF_SHIM_FLAG, 0);
-	}
+	if (!(old_policy & SCHED_RESET_ON_FORK)) /* else the program's own flag */
+		rtshim_thread_update_tid(tid, RTSHIM_TF_SHIM_FLAG, 0);
 }
 
 /* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` (clamped to
@@ -90,7 +74,7 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	int policy = rtshim_real_sched_getscheduler()(tid);
 	if (policy < 0)
 		return -errno;
-	if (is_rt_policy(policy))
+	if (rtshim_is_rt(policy))
 		return 1;
 	errno = 0;
 	int cur = getpriority(PRIO_PROCESS, (id_t)tid);
@@ -112,7 +96,7 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
 	if (e < 0) {
-		const char *text = client->strerror ? client->strerror(e) : rtshim_errno_name(e);
+		const char *text = client->strerror(e);
 		/* the fallback is a bonus: its failure is no warning */
 		if (strcmp(why, "requested") == 0)
 			rtshim_log_once(RTSHIM_LOG_WARN, e, "rtkit refused the nice level (%d sent): %s; the call fails as it would without rtshim",
@@ -127,8 +111,8 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	return 0;
 }
 
-int rtshim_nice_fallback(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
-			 pid_t pid, pid_t tid)
+int rtshim_nice_instead(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
+			pid_t pid, pid_t tid)
 {
 	if (rtshim_cfg()->nice_fallback == RTSHIM_NICE_OFF)
 		return 1;
@@ -145,21 +129,9 @@ static int nice_request(int which, id_t who, int prio)
 
 	/* which thread: ours (who 0, our TID, another thread of ours), or another process's
 	 * thread whose process belongs to us (WithPID); anything else keeps the kernel's answer */
-	pid_t pid = 0, tid, tgid;
-	uid_t owner;
-	if (who > INT_MAX)
+	pid_t pid, tid;
+	if (who > INT_MAX || rtshim_target_of_tid((pid_t)who, &tid, &pid) == RTSHIM_TARGET_UNKNOWN)
 		return err;
-	if (who == 0 || (pid_t)who == gettid()) {
-		tid = gettid();
-	} else if (rtshim_registry_by_tid((pid_t)who, NULL) == 0 || rtshim_proc_is_own_thread((pid_t)who)) {
-		tid = (pid_t)who;
-	} else if (rtshim_proc_tgid((pid_t)who, &tgid) == 0 && rtshim_proc_owner(tgid, &owner) == 0 &&
-		   owner == geteuid()) {
-		pid = tgid;
-		tid = (pid_t)who;
-	} else {
-		return err;
-	}
 
 	const struct rtshim_config *c = rtshim_cfg();
 	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);
@@ -169,7 +141,7 @@ static int nice_request(int which, id_t who, int prio)
 	int e = client->get_limits(&lim);
 	if (e < 0) {
 		rtshim_log_once(RTSHIM_LOG_WARN, e, "cannot reach rtkit (%s): the nice level stays as it is",
-				client->strerror ? client->strerror(e) : rtshim_errno_name(e));
+				client->strerror(e));
 		return err;
 	}
 	int want = prio < -20 ? -20 : prio; /* the kernel's own clamp */

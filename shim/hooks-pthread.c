@@ -100,7 +100,7 @@ static void promote_inherited(int policy, int prio)
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = {
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
-		.param = &p, .creating = true, .premapped = true,
+		.param = &p, .creating = true, .inherited = true,
 	};
 	if (!rtshim_enter())
 		return;

@@ -1,4 +1,4 @@
-/* hooks-trace.c — RTSHIM_TRACE and RTSHIM_ONLY around every request (see trace.h).
+/* hooks-trace.c — RTSHIM_TRACE and RTSHIM_ONLY: the caller's stack (see trace.h).
  * Costs nothing unless one of them is set: then each intercepted request takes the caller's
  * stack (libunwind, loaded with dlopen on first use) and names its frames with dladdr. */
 #include <dlfcn.h>
@@ -111,59 +111,4 @@ void rtshim_trace_end(const struct rtshim_trace *t, int err)
 	else
 		rtshim_log(RTSHIM_LOG_WARN, "trace: thread %d: %s → %s", (int)gettid(), t->what,
 			   name ? name : "error");
-}
-
-/* ---- the sched_* / pthread_* requests ------------------------------------------------------ */
-
-/* The program's call exactly as it made it (RTSHIM_ONLY: not ours). */
-static int plain_call(const struct rtshim_req *r)
-{
-	switch (r->kind) {
-	case RTSHIM_REQ_SCHED_SETSCHEDULER:
-		return rtshim_real_sched_setscheduler()(r->pid, r->policy, r->param) == -1 ? errno : 0;
-	case RTSHIM_REQ_SCHED_SETPARAM:
-		return rtshim_real_sched_setparam()(r->pid, r->param) == -1 ? errno : 0;
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM:
-		return rtshim_real_pthread_setschedparam()(r->thread, r->policy, r->param);
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO:
-		return rtshim_real_pthread_setschedprio()(r->thread, r->param->sched_priority);
-	}
-	return EINVAL;
-}
-
-static const char *req_name(enum rtshim_req_kind kind)
-{
-	switch (kind) {
-	case RTSHIM_REQ_SCHED_SETSCHEDULER: return "sched_setscheduler";
-	case RTSHIM_REQ_SCHED_SETPARAM: return "sched_setparam";
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM: return "pthread_setschedparam";
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO: return "pthread_setschedprio";
-	}
-	return "?";
-}
-
-int rtshim_request(const struct rtshim_req *r)
-{
-	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
-	if (r->creating || !rtshim_trace_wanted())
-		return rtshim_request_core(r);
-
-	struct rtshim_trace t;
-	char who[32];
-	bool pthread = r->kind >= RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
-	if (pthread)
-		rtshim_format(who, sizeof who, "%s", pthread_equal(r->thread, pthread_self()) ? "self" : "thread");
-	else
-		rtshim_format(who, sizeof who, "%d", (int)r->pid);
-	int prio = r->param ? r->param->sched_priority : 0;
-	bool pass;
-	if (r->kind == RTSHIM_REQ_SCHED_SETSCHEDULER || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM)
-		pass = rtshim_trace_begin(&t, "%s(%s, %s%s, %d)", req_name(r->kind), who,
-					  rtshim_policy_name(r->policy),
-					  (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "", prio);
-	else
-		pass = rtshim_trace_begin(&t, "%s(%s, %d)", req_name(r->kind), who, prio);
-	int err = pass ? plain_call(r) : rtshim_request_core(r);
-	rtshim_trace_end(&t, err);
-	return err;
 }

@@ -1,5 +1,7 @@
-/* hooks.h — shared by the hooks-*.c files only (the interposers and their decision core).
- * Nothing here is used by unit tests or rtrun. */
+/* hooks.h — shared by the hooks-*.c files only: the interposers (hooks-sched.c,
+ * hooks-pthread.c, hooks-nice.c), the request path (hooks-request.c), the runtime they share
+ * (hooks-runtime.c) and stack traces (hooks-trace.c).  Nothing here is used by unit tests or
+ * rtrun. */
 #ifndef RTSHIM_HOOKS_H
 #define RTSHIM_HOOKS_H
 
@@ -9,11 +11,8 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "decide.h"
 #include "registry.h"
-
-#ifndef SCHED_RESET_ON_FORK
-#define SCHED_RESET_ON_FORK 0x40000000
-#endif
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -53,6 +52,24 @@ void rtshim_thread_started(void);
 /* The trampoline gives up before the start routine: unrecord now. */
 void rtshim_thread_abandoned(void);
 
+/* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags. */
+void rtshim_thread_update(struct rtshim_thread *t, int set, int clear);
+void rtshim_thread_update_tid(pid_t tid, int set, int clear);
+
+/* Is this a vfork child, or a child cloned without the atfork handlers, running in memory that
+ * belongs to another process?  Then the shim leaves every piece of its state alone. */
+bool rtshim_borrowed_memory(void);
+
+/* Readers: should SCHED_RESET_ON_FORK be hidden for this thread of ours (the shim added it)? */
+bool rtshim_shim_flag_by_pid(pid_t pid);
+
+/* Which thread a sched_* or setpriority request about `who` (0: the caller; a TID) is about, for
+ * rtkit: SELF, another thread of ours (OWN), a thread of another process of this user (OTHER,
+ * *pid = its process), or UNKNOWN.  *tid = who for OWN and OTHER. */
+enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid);
+
+/* ---- hooks-request.c ---------------------------------------------------------------------- */
+
 enum rtshim_req_kind {
 	RTSHIM_REQ_SCHED_SETSCHEDULER,
 	RTSHIM_REQ_SCHED_SETPARAM,
@@ -67,24 +84,21 @@ struct rtshim_req {
 	int policy;                      /* sched_setscheduler, pthread_setschedparam */
 	const struct sched_param *param; /* as the program passed it (or the prio, wrapped) */
 	bool creating;                   /* from pthread_create (wording of the logs) */
-	bool premapped;                  /* RTSHIM_INHERIT: the priority is already rtkit's */
+	bool inherited;                  /* RTSHIM_INHERIT: the priority is the creator's, rtkit's */
 };
 
-/* Decide and carry out one request (the contract's rules).  0 or a positive errno: exactly the
+/* One request, decided by core/decide.c and carried out.  0 or a positive errno: exactly the
  * unshimmed call's error when the shim could not do better. */
 int rtshim_request(const struct rtshim_req *r);
-/* The same without RTSHIM_TRACE/RTSHIM_ONLY (hooks-trace.c wraps it as rtshim_request). */
-int rtshim_request_core(const struct rtshim_req *r);
 
-/* hooks-nice.c — RTSHIM_NICE_FALLBACK: realtime could not be had for thread `tid` of process
- * `pid` (0: this one); ask rtkit for MinNiceLevel instead.  0 done or already there, 1 not
- * asked (off, or an RT thread), or rtkit's negative errno.  Logs what it did. */
+/* ---- hooks-nice.c ------------------------------------------------------------------------- */
+
+/* RTSHIM_NICE_FALLBACK: realtime could not be had for thread `tid` of process `pid` (0: this
+ * one); ask rtkit for MinNiceLevel instead.  0 done or already there, 1 not asked (an RT
+ * thread), or rtkit's negative errno.  Logs at info what it did. */
 struct rtshim_client_v1;
 struct rtkit_limits;
-int rtshim_nice_fallback(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
-			 pid_t pid, pid_t tid);
-
-/* Readers: should SCHED_RESET_ON_FORK be hidden for this thread of ours (the shim added it)? */
-bool rtshim_shim_flag_by_pid(pid_t pid);
+int rtshim_nice_instead(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
+			pid_t pid, pid_t tid);
 
 #endif

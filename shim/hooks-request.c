@@ -1,0 +1,353 @@
+/* hooks-request.c — one scheduling request, from the interposer to rtkit's D-Bus message.
+ *
+ * Every sched_* and pthread_* interposer builds a struct rtshim_req and calls rtshim_request(),
+ * which reads top to bottom:
+ *   1. RTSHIM_TRACE / RTSHIM_ONLY: take the caller's stack; a request RTSHIM_ONLY does not
+ *      select is the plain call, nothing else;
+ *   2. the decide-and-do loop: core/decide.c says what to do next from the facts gathered so
+ *      far, this file does it (the real call, rtkit through the daemon client, RLIMIT_RTTIME,
+ *      the runaway guard) and writes down what happened, until the decision is final;
+ *   3. the thread's record (readers mask the SCHED_RESET_ON_FORK the shim put there) and one
+ *      log line for the outcome.
+ * Errors inside are negative errnos; the program gets the positive errno of the decision. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "budget.h"
+#include "client-loader.h"
+#include "decide.h"
+#include "hooks.h"
+#include "log.h"
+#include "prio.h"
+#include "runaway.h"
+#include "trace.h"
+
+/* The real call with `policy` in place of the program's (the privileged path and its retry). */
+static int real_call(const struct rtshim_req *r, int policy)
+{
+	const struct sched_param *p = r->param;
+	switch (r->kind) {
+	case RTSHIM_REQ_SCHED_SETSCHEDULER:
+		return rtshim_real_sched_setscheduler()(r->pid, policy, p) == -1 ? -errno : 0;
+	case RTSHIM_REQ_SCHED_SETPARAM:
+		return rtshim_real_sched_setparam()(r->pid, p) == -1 ? -errno : 0;
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM:
+		return -rtshim_real_pthread_setschedparam()(r->thread, policy, p);
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO:
+		return -rtshim_real_pthread_setschedprio()(r->thread, p->sched_priority);
+	}
+	return -EINVAL;
+}
+
+static bool has_policy(const struct rtshim_req *r)
+{
+	return r->kind == RTSHIM_REQ_SCHED_SETSCHEDULER || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
+}
+
+static bool about_pthread(const struct rtshim_req *r)
+{
+	return r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPRIO;
+}
+
+/* The thread a request is about, once the kernel said EPERM. */
+struct target {
+	enum rtshim_target where;
+	pid_t tid;
+	pid_t pid;                   /* its process for rtkit and prlimit: 0 = this one */
+	struct rtshim_thread *self;  /* where == SELF: the caller's record */
+};
+
+static void find_target(const struct rtshim_req *r, struct target *t)
+{
+	*t = (struct target){ .where = RTSHIM_TARGET_UNKNOWN };
+	if (about_pthread(r)) {
+		if (pthread_equal(r->thread, pthread_self()))
+			t->where = RTSHIM_TARGET_SELF;
+		else if (rtshim_registry_by_handle(r->thread, &t->tid, NULL) == 0)
+			t->where = RTSHIM_TARGET_OWN;
+	} else {
+		t->where = rtshim_target_of_tid(r->pid, &t->tid, &t->pid);
+	}
+	if (t->where == RTSHIM_TARGET_SELF) {
+		t->self = rtshim_self();
+		t->tid = t->self->tid;
+	}
+}
+
+/* The facts about the target: the kernel's view of it and whether the shim flagged it. */
+static void gather_target(const struct rtshim_req *r, const struct target *t, struct rtshim_facts *f)
+{
+	struct sched_param p;
+	f->target = t->where;
+	f->tid = t->tid;
+	if (t->where == RTSHIM_TARGET_UNKNOWN)
+		return;
+	int policy = rtshim_real_sched_getscheduler()(t->tid);
+	if (policy < 0 || sched_getparam(t->tid, &p) < 0) {
+		f->target = RTSHIM_TARGET_UNKNOWN; /* gone meanwhile */
+		return;
+	}
+	f->cur_policy = policy;
+	f->cur_prio = p.sched_priority;
+	int flags = 0;
+	if (t->self)
+		flags = __atomic_load_n(&t->self->flags, __ATOMIC_RELAXED);
+	else if (about_pthread(r))
+		rtshim_registry_by_handle(r->thread, NULL, &flags);
+	else
+		rtshim_registry_by_tid(t->tid, &flags);
+	f->shim_flag = flags & RTSHIM_TF_SHIM_FLAG;
+	/* the guard's SIGXCPU handler lives in this process */
+	f->guard_possible = t->pid == 0;
+}
+
+/* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
+static const struct rtshim_client_v1 *read_limits(const struct target *t, struct rtshim_facts *f)
+{
+	const struct rtshim_client_v1 *client = rtshim_client_get(f->cfg->timeout_ms);
+	struct rlimit rl;
+	f->limits.done = true;
+	f->limits.err = client ? client->get_limits(&f->lim) : -ELIBACC;
+	if (prlimit(t->pid, RLIMIT_RTTIME, NULL, &rl) < 0) {
+		f->rttime_err = -errno;
+	} else {
+		f->rttime_soft = rl.rlim_cur;
+		f->rttime_hard = rl.rlim_max;
+	}
+	rtshim_budget_facts(f);
+	return client;
+}
+
+/* RLIMIT_RTTIME and the guard as decided, then rtkit. */
+static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target *t,
+		      const struct rtshim_decision *d, struct rtshim_facts *f)
+{
+	if (d->arm_guard && rtshim_runaway_arm(d->soft) < 0) {
+		f->guard_failed = true; /* decided again without it */
+		return;
+	}
+	if (d->set_rttime) {
+		struct rlimit rl = { .rlim_cur = d->soft, .rlim_max = d->hard };
+		f->rttime_set.done = true;
+		f->rttime_set.err = prlimit(t->pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
+		if (f->rttime_set.err)
+			return;
+	}
+	f->rtkit.done = true;
+	f->rtkit.err = client->make_realtime(t->pid, t->tid, d->prio);
+	rtshim_budget_record(d->budget_kind, f->rtkit.err);
+	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
+		rtshim_budget_raise_granted(t->tid, d->prio);
+}
+
+/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, and whether rtkit
+ * made it realtime (RTSHIM_INHERIT). */
+static void record(const struct rtshim_req *r, const struct target *t,
+		   const struct rtshim_decision *d)
+{
+	if (d->shim_flag < 0)
+		return;
+	int set = d->shim_flag ? RTSHIM_TF_SHIM_FLAG : 0;
+	int clear = d->shim_flag ? 0 : RTSHIM_TF_SHIM_FLAG;
+	if (d->why == RTSHIM_WHY_GRANTED)
+		set |= RTSHIM_TF_RTKIT;
+	if (t->self)
+		rtshim_thread_update(t->self, set, clear);
+	else if (about_pthread(r))
+		rtshim_registry_update(true, r->thread, 0, set, clear);
+	else if (t->tid || r->pid == 0)
+		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
+}
+
+/* ---- what the program is told ------------------------------------------------------------ */
+
+static const char *what_the_program_gets(const struct rtshim_req *r)
+{
+	if (!r->creating)
+		return "the call fails with EPERM as it would without rtshim";
+	return rtshim_cfg()->strict ? "pthread_create fails with EPERM (RTSHIM_STRICT=1)"
+				    : "the thread runs SCHED_OTHER";
+}
+
+/* rtkit's answer in plain words, for the one cause the decision knows applied. */
+static const char *rtkit_words(const struct rtshim_client_v1 *client, int err)
+{
+	if (err == -EPERM)
+		return "rtkit refused: polkit does not allow realtime for this session (or rtkit's canary fired)";
+	return client ? client->strerror(err) : rtshim_errno_name(err);
+}
+
+static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
+		   const struct rtshim_decision *d, const struct rtshim_client_v1 *client,
+		   int nice_got)
+{
+	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
+	int prio = r->param->sched_priority, tid = (int)f->tid;
+	char why[160];
+
+	switch (d->why) {
+	case RTSHIM_WHY_DIRECT:
+		if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy))
+			rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
+				   (int)(f->tid ? f->tid : gettid()), asked, prio,
+				   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+		return;
+	case RTSHIM_WHY_NOT_OURS:
+	case RTSHIM_WHY_NOT_RT:
+		rtshim_log(RTSHIM_LOG_DEBUG, "EPERM left as it is: %s", rtshim_why_text(d->why));
+		return;
+	case RTSHIM_WHY_KEPT_FLAG:
+	case RTSHIM_WHY_ALREADY:
+	case RTSHIM_WHY_LOWERED:
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → %s", tid, asked, prio,
+			   rtshim_why_text(d->why));
+		return;
+	case RTSHIM_WHY_GRANTED: {
+		char rt[64];
+		if (!rtshim_log_enabled(RTSHIM_LOG_INFO))
+			return;
+		if (d->soft == RLIM_INFINITY)
+			rtshim_format(rt, sizeof rt, "unlimited/%llu", (unsigned long long)d->hard);
+		else
+			rtshim_format(rt, sizeof rt, "%llu/%llu", (unsigned long long)d->soft,
+				      (unsigned long long)d->hard);
+		int pol = SCHED_RR;
+		struct sched_param p = { .sched_priority = d->prio };
+		pol = rtshim_real_sched_getscheduler()(f->tid);
+		sched_getparam(f->tid, &p);
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → rtkit %s/%d%s, RLIMIT_RTTIME %s",
+			   tid, asked, prio, rtshim_policy_name(pol), p.sched_priority,
+			   !d->prio_changed ? ""
+			   : f->cfg->prio_map == RTSHIM_PRIO_CLAMP || f->inherited ? " (clamped)"
+										  : " (mapped)",
+			   rt);
+		return;
+	}
+	case RTSHIM_WHY_HELD:
+	case RTSHIM_WHY_FLAPPING:
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → not sent to rtkit (%s), next try in %lld ms",
+			   tid, asked, prio, rtshim_why_text(d->why), (long long)d->wait_ms);
+		break;
+	case RTSHIM_WHY_NO_CLIENT:
+		return; /* said once by the loader */
+	default:
+		break;
+	}
+	/* No realtime: one warning per distinct cause, the consequence and where to look. */
+	if (d->why == RTSHIM_WHY_NO_DAEMON || d->why == RTSHIM_WHY_REFUSED)
+		rtshim_format(why, sizeof why, "%s", rtkit_words(client, d->why_err));
+	else
+		rtshim_format(why, sizeof why, "%s", rtshim_why_text(d->why));
+	if (d->why != RTSHIM_WHY_HELD && d->why != RTSHIM_WHY_FLAPPING)
+		rtshim_log_once(RTSHIM_LOG_WARN, (int)d->why * 256 - d->why_err,
+				"no realtime for %s/%d: %s; %s%s (rtrun --check tells more)", asked, prio,
+				why, what_the_program_gets(r),
+				nice_got <= 0 ? "" : ", with a nice level from rtkit instead");
+	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → no realtime: %s%s", tid, asked,
+		   prio, why, nice_got > 0 ? "; nice level from rtkit instead" : "");
+}
+
+/* ---- the request ------------------------------------------------------------------------- */
+
+static const char *req_name(enum rtshim_req_kind kind)
+{
+	switch (kind) {
+	case RTSHIM_REQ_SCHED_SETSCHEDULER: return "sched_setscheduler";
+	case RTSHIM_REQ_SCHED_SETPARAM: return "sched_setparam";
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM: return "pthread_setschedparam";
+	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO: return "pthread_setschedprio";
+	}
+	return "?";
+}
+
+/* RTSHIM_TRACE/RTSHIM_ONLY: true when RTSHIM_ONLY leaves this request alone. */
+static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
+{
+	char who[32];
+	int prio = r->param->sched_priority;
+	if (about_pthread(r))
+		rtshim_format(who, sizeof who, "%s", pthread_equal(r->thread, pthread_self()) ? "self" : "thread");
+	else
+		rtshim_format(who, sizeof who, "%d", (int)r->pid);
+	if (has_policy(r))
+		return rtshim_trace_begin(tr, "%s(%s, %s%s, %d)", req_name(r->kind), who,
+					  rtshim_policy_name(r->policy),
+					  (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "", prio);
+	return rtshim_trace_begin(tr, "%s(%s, %d)", req_name(r->kind), who, prio);
+}
+
+int rtshim_request(const struct rtshim_req *r)
+{
+	struct rtshim_trace tr = { .on = false, .pass = false };
+	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
+	if (!r->creating && rtshim_trace_wanted() && trace_begin(r, &tr)) {
+		int err = -real_call(r, r->policy);
+		rtshim_trace_end(&tr, err);
+		return err;
+	}
+
+	struct rtshim_facts f;
+	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
+	const struct rtshim_client_v1 *client = NULL;
+	struct rtshim_decision d;
+	int cancel_state = -1, nice_got = 0;
+
+	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, r->param->sched_priority);
+	f.inherited = r->inherited;
+	for (;;) {
+		d = rtshim_decide(&f);
+		switch (d.action) {
+		case RTSHIM_CALL:
+			f.direct.done = true;
+			f.direct.err = real_call(r, d.policy);
+			if (f.direct.err != -EPERM)
+				continue;
+			/* The slow path from here on.  A cancellation point inside it (poll, in the
+			 * client) must not end the thread halfway through; pending cancellation is
+			 * acted upon at the program's next cancellation point. */
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
+			find_target(r, &t);
+			/* a reader of this thread's policy elsewhere waits for the outcome instead of
+			 * reading the SCHED_OTHER of the moment before (jconvolver after jack_activate) */
+			if (t.self)
+				rtshim_registry_pending_begin(t.self);
+			gather_target(r, &t, &f);
+			continue;
+		case RTSHIM_CALL_KEEPING_FLAG:
+			f.keeping_flag.done = true;
+			f.keeping_flag.err = real_call(r, d.policy);
+			continue;
+		case RTSHIM_READ_LIMITS:
+			client = read_limits(&t, &f);
+			continue;
+		case RTSHIM_LOWER: {
+			struct sched_param p = { .sched_priority = d.prio };
+			f.lowered.done = true;
+			f.lowered.err = rtshim_real_sched_setscheduler()(t.tid, d.policy, &p) < 0 ? -errno : 0;
+			continue;
+		}
+		case RTSHIM_ASK_RTKIT:
+			ask_rtkit(client, &t, &d, &f);
+			continue;
+		case RTSHIM_ASK_NICE:
+			nice_got = rtshim_nice_instead(client, &f.lim, t.pid, t.tid) == 0;
+			break;
+		case RTSHIM_DONE:
+			if (d.err == 0)
+				record(r, &t, &d);
+			break;
+		}
+		break;
+	}
+	report(r, &f, &d, client, nice_got);
+	if (t.self)
+		rtshim_registry_pending_end(t.self);
+	if (cancel_state >= 0)
+		pthread_setcancelstate(cancel_state, NULL);
+	rtshim_trace_end(&tr, d.err);
+	return d.err;
+}

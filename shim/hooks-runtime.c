@@ -1,0 +1,338 @@
+/* hooks-runtime.c — what every interposer shares: the real functions, the re-entrancy guard,
+ * configuration and the per-thread records.  The request path itself is hooks-request.c. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "budget.h"
+#include "client-loader.h"
+#include "hooks.h"
+#include "log.h"
+#include "procfs.h"
+#include "runaway.h"
+
+/* ---- real functions ------------------------------------------------------------------------ */
+
+static void *resolve(const char *name, const char *version)
+{
+	void *next = dlsym(RTLD_NEXT, name), *f = NULL;
+	if (version)
+		f = dlvsym(RTLD_NEXT, name, version);
+	if (!f)
+		return next;
+	/* dlvsym skips an unversioned definition: an interposer loaded after the shim (another
+	 * preload library, a sanitizer runtime) would be bypassed.  Take the next definition when it
+	 * lives in another object than the versioned one. */
+	Dl_info a, b;
+	if (next && next != f && dladdr(next, &a) && dladdr(f, &b) && a.dli_fbase != b.dli_fbase)
+		return next;
+	return f;
+}
+
+/* Fallbacks if the dynamic loader cannot find the next definition: the raw system calls for
+ * the sched_* family, ENOSYS for the pthread family (never seen with glibc). */
+static int fb_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
+{
+	return (int)syscall(SYS_sched_setscheduler, pid, policy, p);
+}
+static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
+{
+	return (int)syscall(SYS_sched_setparam, pid, p);
+}
+static int fb_sched_getscheduler(pid_t pid)
+{
+	return (int)syscall(SYS_sched_getscheduler, pid);
+}
+static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
+{
+	(void)t, (void)policy, (void)p;
+	return ENOSYS;
+}
+static int fb_pthread_setschedprio(pthread_t t, int prio)
+{
+	(void)t, (void)prio;
+	return ENOSYS;
+}
+static int fb_pthread_getschedparam(pthread_t t, int *policy, struct sched_param *p)
+{
+	(void)t, (void)policy, (void)p;
+	return ENOSYS;
+}
+static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(void *), void *arg)
+{
+	(void)t, (void)a, (void)s, (void)arg;
+	return EAGAIN;
+}
+
+#define DEFINE_REAL(name, version)                                                   \
+	name##_fn *rtshim_real_##name(void)                                          \
+	{                                                                            \
+		static name##_fn *ptr;                                               \
+		name##_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);              \
+		if (!f) {                                                            \
+			f = (name##_fn *)resolve(#name, version);                    \
+			if (!f)                                                      \
+				f = fb_##name;                                       \
+			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);                 \
+		}                                                                    \
+		return f;                                                            \
+	}
+
+DEFINE_REAL(sched_setscheduler, NULL)
+DEFINE_REAL(sched_setparam, NULL)
+DEFINE_REAL(sched_getscheduler, NULL)
+DEFINE_REAL(pthread_setschedparam, NULL)
+DEFINE_REAL(pthread_setschedprio, NULL)
+DEFINE_REAL(pthread_getschedparam, NULL)
+/* pthread_create has several versions (GLIBC_2.2.5 / GLIBC_2.34 on x86_64, GLIBC_2.0 /
+ * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
+DEFINE_REAL(pthread_create, "GLIBC_2.34")
+
+/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
+ * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
+ * pthread_create waits, and a dlsym or dlopen in the new thread would deadlock both.  So the
+ * creator resolves and loads everything the new thread's request uses; the loader's lock is
+ * recursive for the thread that holds it. */
+void rtshim_prepare_for_new_thread(int prio)
+{
+	struct rlimit rl;
+	rtshim_real_sched_setscheduler();
+	rtshim_real_sched_setparam();
+	rtshim_real_sched_getscheduler();
+	rtshim_real_pthread_setschedparam();
+	rtshim_real_pthread_setschedprio();
+	rtshim_real_pthread_getschedparam();
+	/* the client only where the direct call is bound to fail: root's programs never load it */
+	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
+		rtshim_client_get(rtshim_cfg()->timeout_ms);
+}
+
+/* ---- guard, secure mode, configuration ----------------------------------------------------- */
+
+/* initial-exec: the shim is loaded at start-up (LD_PRELOAD); no __tls_get_addr, no libc-only
+ * violation (NEEDED ld-linux), and cheap in every hook. */
+#define RTSHIM_TLS __thread __attribute__((tls_model("initial-exec")))
+
+static RTSHIM_TLS int in_shim;
+static int secure_mode = -1;
+
+/* Secure-execution (set-user-ID, file capabilities): the shim does nothing at all there. */
+static bool secure_execution(void)
+{
+	int s = __atomic_load_n(&secure_mode, __ATOMIC_RELAXED);
+	if (s < 0) {
+		s = getauxval(AT_SECURE) != 0;
+		__atomic_store_n(&secure_mode, s, __ATOMIC_RELAXED);
+	}
+	return s;
+}
+
+bool rtshim_enter(void)
+{
+	if (secure_execution() || in_shim)
+		return false;
+	in_shim = 1;
+	return true;
+}
+
+void rtshim_leave(void)
+{
+	in_shim = 0;
+}
+
+static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
+static struct rtshim_config cfg;
+
+static void cfg_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
+{
+	const struct rtshim_config *c = ctx;
+	char shown[48];
+	size_t i;
+	if (c->log_level < RTSHIM_LOG_WARN)
+		return;
+	for (i = 0; i < sizeof shown - 4 && value[i]; i++)
+		shown[i] = (value[i] >= 0x20 && value[i] < 0x7f) ? value[i] : '?';
+	if (value[i])
+		memcpy(shown + i, "...", 4);
+	else
+		shown[i] = '\0';
+	rtshim_log(RTSHIM_LOG_WARN, "%s=\"%s\" is not valid (expected %s): using the default %s",
+		   var->name, shown, var->accepted, var->default_text);
+}
+
+static void cfg_load(void)
+{
+	rtshim_config_load(&cfg, secure_getenv, cfg_warn, &cfg);
+	rtshim_log_set_level(cfg.log_level);
+	if (cfg.trace && cfg.log_level < RTSHIM_LOG_INFO)
+		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
+}
+
+const struct rtshim_config *rtshim_cfg(void)
+{
+	pthread_once(&cfg_once, cfg_load);
+	return &cfg;
+}
+
+/* ---- per-thread records -------------------------------------------------------------------- */
+
+static RTSHIM_TLS struct rtshim_thread self_rec;
+/* The process whose memory this is (set at start and in a forked child).  A vfork child, or a
+ * child cloned without the atfork handlers, runs in memory that is not its own: it must leave
+ * the parent's records, connection and limits alone. */
+static pid_t process_pid;
+/* What rtshim_self() gives such a child: a record of nobody, never linked. */
+static struct rtshim_thread borrowed_rec;
+
+bool rtshim_borrowed_memory(void)
+{
+	pid_t p = __atomic_load_n(&process_pid, __ATOMIC_RELAXED);
+	return p && getpid() != p;
+}
+static pthread_key_t end_key;
+static pthread_once_t end_key_once = PTHREAD_ONCE_INIT;
+static bool end_key_ok;
+
+static void thread_ends(void *p)
+{
+	/* cancelled or exited in the middle of a request: its readers stop waiting now */
+	rtshim_registry_pending_end(p);
+	rtshim_registry_remove(p);
+}
+
+static void make_end_key(void)
+{
+	end_key_ok = pthread_key_create(&end_key, thread_ends) == 0;
+}
+
+/* This thread's record, given its TID (a request asks gettid() once, not at every step: the
+ * privileged path is measured against the bare system call). */
+static struct rtshim_thread *self_at(pid_t tid)
+{
+	if (self_rec.tid != tid) {
+		if (self_rec.tid && rtshim_borrowed_memory())
+			return &borrowed_rec;
+		/* a thread the shim did not start, or a child forked by other means than fork() */
+		bool linked = self_rec.linked;
+		if (linked)
+			rtshim_registry_remove(&self_rec);
+		self_rec.handle = pthread_self();
+		self_rec.tid = tid;
+		__atomic_store_n(&self_rec.flags, 0, __ATOMIC_RELAXED);
+		if (linked)
+			rtshim_registry_add(&self_rec);
+	}
+	return &self_rec;
+}
+
+struct rtshim_thread *rtshim_self(void)
+{
+	return self_at(gettid());
+}
+
+void rtshim_thread_started(void)
+{
+	pthread_once(&end_key_once, make_end_key);
+	if (!end_key_ok)
+		return; /* cannot unrecord it at its end: do not record it (requests about it fail open) */
+	self_rec.handle = pthread_self();
+	self_rec.tid = gettid();
+	rtshim_registry_add(&self_rec);
+	pthread_setspecific(end_key, &self_rec);
+}
+
+void rtshim_thread_abandoned(void)
+{
+	if (self_rec.linked) {
+		pthread_setspecific(end_key, NULL);
+		rtshim_registry_remove(&self_rec);
+	}
+}
+
+static void atfork_prepare(void)
+{
+	rtshim_runaway_atfork_prepare();
+	rtshim_registry_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	rtshim_registry_atfork_parent();
+	rtshim_runaway_atfork_release();
+}
+
+static void atfork_child(void)
+{
+	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
+	rtshim_budget_reset();
+	rtshim_registry_atfork_child(&self_rec, gettid());
+	rtshim_runaway_atfork_release();
+}
+
+/* Nothing significant: record the main thread (so other threads can name it) and arrange for
+ * fork.  Hooks work before this runs (a library's constructor may call them first). */
+__attribute__((constructor)) static void rtshim_init(void)
+{
+	if (secure_execution())
+		return;
+	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	if (gettid() == getpid() && !self_rec.linked) {
+		self_rec.handle = pthread_self();
+		self_rec.tid = gettid();
+		rtshim_registry_add(&self_rec);
+	}
+}
+
+void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
+{
+	int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
+	if (((f & ~clear) | set) != f)
+		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
+}
+
+void rtshim_thread_update_tid(pid_t tid, int set, int clear)
+{
+	if (tid == self_rec.tid)
+		rtshim_thread_update(&self_rec, set, clear);
+	else if (set || (clear && rtshim_registry_by_tid(tid, NULL) == 0))
+		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
+}
+
+bool rtshim_shim_flag_by_pid(pid_t pid)
+{
+	int flags = 0;
+	if (pid == 0 || pid == gettid())
+		flags = __atomic_load_n(&rtshim_self()->flags, __ATOMIC_RELAXED);
+	else
+		rtshim_registry_by_tid(pid, &flags);
+	return flags & RTSHIM_TF_SHIM_FLAG;
+}
+
+enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)
+{
+	pid_t me = gettid(), tgid;
+	uid_t owner;
+	*pid = 0;
+	*tid = who;
+	if (rtshim_borrowed_memory())
+		return RTSHIM_TARGET_UNKNOWN;
+	if (who == 0 || who == me) {
+		*tid = me;
+		return RTSHIM_TARGET_SELF;
+	}
+	if (rtshim_registry_by_tid(who, NULL) == 0 || rtshim_proc_is_own_thread(who))
+		return RTSHIM_TARGET_OWN;
+	if (rtshim_proc_tgid(who, &tgid) == 0 && rtshim_proc_owner(tgid, &owner) == 0 &&
+	    owner == geteuid()) {
+		*pid = tgid;
+		return RTSHIM_TARGET_OTHER;
+	}
+	return RTSHIM_TARGET_UNKNOWN;
+}
