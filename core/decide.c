@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sched.h>
 
+#include "format.h"
 #include "prio.h"
 #include "rttime.h"
 
@@ -251,4 +252,21 @@ const char *rtshim_why_text(enum rtshim_why why)
 	case RTSHIM_WHY_REFUSED: return "rtkit did not grant realtime";
 	}
 	return "?";
+}
+
+const char *rtshim_why_format(char *buf, size_t size, const struct rtshim_decision *d,
+			      const char *(*strerror_of)(int err))
+{
+	const char *text = rtshim_why_text(d->why);
+	if (d->why == RTSHIM_WHY_REFUSED && d->why_err == -EPERM)
+		/* the priority was in range and RLIMIT_RTTIME bounded: rtkit's policy said no */
+		text = "rtkit refused: polkit does not allow realtime for this session (or rtkit's canary fired)";
+	else if ((d->why == RTSHIM_WHY_REFUSED || d->why == RTSHIM_WHY_NO_DAEMON) && strerror_of)
+		text = strerror_of(d->why_err);
+	if (d->why_err && d->why != RTSHIM_WHY_REFUSED && d->why != RTSHIM_WHY_NO_DAEMON &&
+	    rtshim_errno_name(d->why_err))
+		rtshim_format(buf, size, "%s (%s)", text, rtshim_errno_name(d->why_err));
+	else
+		rtshim_format(buf, size, "%s", text);
+	return buf;
 }

@@ -17,6 +17,7 @@
 #define RTSHIM_DECIDE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -158,5 +159,10 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
 
 /* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
 const char *rtshim_why_text(enum rtshim_why why);
+
+/* Why there is no realtime, in plain words, into buf: the one cause the decision knows applied
+ * (rtkit's own errors through `strerror_of`, the client's table entry; may be NULL). */
+const char *rtshim_why_format(char *buf, size_t size, const struct rtshim_decision *d,
+			      const char *(*strerror_of)(int err));
 
 #endif

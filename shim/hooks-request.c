@@ -43,6 +43,12 @@ static int real_call(const struct rtshim_req *r, int policy)
 	return -EINVAL;
 }
 
+/* The priority asked (a NULL param is the kernel's EINVAL to give, not ours to read). */
+static int asked_prio(const struct rtshim_req *r)
+{
+	return r->param ? r->param->sched_priority : 0;
+}
+
 static bool has_policy(const struct rtshim_req *r)
 {
 	return r->kind == RTSHIM_REQ_SCHED_SETSCHEDULER || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
@@ -173,20 +179,12 @@ static const char *what_the_program_gets(const struct rtshim_req *r)
 				    : "the thread runs SCHED_OTHER";
 }
 
-/* rtkit's answer in plain words, for the one cause the decision knows applied. */
-static const char *rtkit_words(const struct rtshim_client_v1 *client, int err)
-{
-	if (err == -EPERM)
-		return "rtkit refused: polkit does not allow realtime for this session (or rtkit's canary fired)";
-	return client ? client->strerror(err) : rtshim_errno_name(err);
-}
-
 static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		   const struct rtshim_decision *d, const struct rtshim_client_v1 *client,
 		   int nice_got)
 {
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
-	int prio = r->param->sched_priority, tid = (int)f->tid;
+	int prio = asked_prio(r), tid = (int)f->tid;
 	char why[160];
 
 	switch (d->why) {
@@ -238,10 +236,7 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		break;
 	}
 	/* No realtime: one warning per distinct cause, the consequence and where to look. */
-	if (d->why == RTSHIM_WHY_NO_DAEMON || d->why == RTSHIM_WHY_REFUSED)
-		rtshim_format(why, sizeof why, "%s", rtkit_words(client, d->why_err));
-	else
-		rtshim_format(why, sizeof why, "%s", rtshim_why_text(d->why));
+	rtshim_why_format(why, sizeof why, d, client ? client->strerror : NULL);
 	if (d->why != RTSHIM_WHY_HELD && d->why != RTSHIM_WHY_FLAPPING)
 		rtshim_log_once(RTSHIM_LOG_WARN, (int)d->why * 256 - d->why_err,
 				"no realtime for %s/%d: %s; %s%s (rtrun --check tells more)", asked, prio,
@@ -268,7 +263,7 @@ static const char *req_name(enum rtshim_req_kind kind)
 static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
 {
 	char who[32];
-	int prio = r->param->sched_priority;
+	int prio = asked_prio(r);
 	if (about_pthread(r))
 		rtshim_format(who, sizeof who, "%s", pthread_equal(r->thread, pthread_self()) ? "self" : "thread");
 	else
@@ -296,7 +291,7 @@ int rtshim_request(const struct rtshim_req *r)
 	struct rtshim_decision d;
 	int cancel_state = -1, nice_got = 0;
 
-	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, r->param->sched_priority);
+	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, asked_prio(r));
 	f.inherited = r->inherited;
 	for (;;) {
 		d = rtshim_decide(&f);

@@ -119,6 +119,21 @@ static void config_warn(void *ctx, const struct rtshim_config_var *var, const ch
 	(*bad)++;
 }
 
+/* How priorities land in rtkit's range under --map/--top (RTSHIM_PRIO_MAP, RTSHIM_TOP). */
+static const char *map_text(const struct rtshim_config *cfg, int max, char *buf, size_t size)
+{
+	int top = cfg->prio_top ? cfg->prio_top : RTSHIM_PRIO_DEFAULT_TOP;
+
+	if (cfg->prio_map == RTSHIM_PRIO_SCALE)
+		snprintf(buf, size, "--map scale: 1..99 scaled onto 1..%d, order kept", max);
+	else if (cfg->prio_map == RTSHIM_PRIO_OFFSET)
+		snprintf(buf, size, "--map offset: %d and above get %d, %d gets %d, and so on", top,
+			 max, top - 1, max > 1 ? max - 1 : 1);
+	else
+		snprintf(buf, size, "--map clamp: requests above %d get %d", max, max);
+	return buf;
+}
+
 static const char polkit_rule[] =
 	"       polkit.addRule(function(action, subject) {\n"
 	"           if (action.id == \"org.freedesktop.RealtimeKit1.acquire-real-time\" &&\n"
@@ -140,16 +155,19 @@ int rtrun_check(const struct rtrun_options *o)
 	struct passwd *pw = getpwuid(getuid());
 	char b1[32], b2[32], pol[64];
 	const char *box = sandbox();
-	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, plan_r = 0, bad = 0;
+	struct rtrun_rt_result res;
+	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, bad = 0;
 	int want = o->priority ? o->priority : 1, granted_prio = 0, granted_policy = 0;
-	int direct_max = 0, rtkit_prio = 0;
+	int direct_max = 0;
 	bool direct_ok = false, grant_ok = false, cap = rtrun_have_cap_sys_nice();
-	unsigned long long hard = 0;
+	char why[256], mapped[160];
 
+	memset(&res, 0, sizeof res);
 	rtrun_client_set_timeout_ms(timeout);
+	/* what the shim in a command started with these options would use */
+	if (rtrun_options_to_env(o) < 0)
+		return 1;
 	rtshim_config_load(&cfg, getenv, config_warn, &bad);
-	if (o->rttime_us)
-		cfg.rttime_us = o->rttime_us;
 
 	printf("rtrun --check for user %s (uid %u)\n\n", pw ? pw->pw_name : "?", (unsigned)getuid());
 
@@ -275,36 +293,36 @@ int rtrun_check(const struct rtrun_options *o)
 			item("polkit", "no answer: %s", bus.polkit_error);
 	}
 
-	/* The honest answer: ask rtkit for a helper thread, then drop it. */
+	/* The honest answer: ask for a helper thread exactly as the shim would under these
+	 * options (the decision core), then drop it. */
 	if (limits_r == 0) {
-		struct rtshim_prio_map map = { .mode = RTSHIM_PRIO_CLAMP,
-					       .max_prio = lim.max_realtime_priority };
+		if ((grant_r = helper_start(&h)) == 0) {
+			struct rtrun_rt_request req = {
+				.pid = 0, .tid = h.tid, .priority = want, .policy = SCHED_RR, .cfg = &cfg,
+				.guard_in_command = true,
+			};
 
-		rtkit_prio = rtshim_prio_map(&map, want, NULL);
-		if (rtkit_prio < 0)
-			rtkit_prio = 1;
-		plan_r = rtrun_bound_rttime(0, cfg.rttime_us, lim.rttime_usec_max, &hard);
-		if (plan_r < 0) {
-			grant_r = plan_r;
-			item("rtkit grant", "not tried: %s", plan_r == -EDOM
-			     ? "RLIMIT_RTTIME is 0, so the kernel would kill a realtime thread at once"
-			     : strerror(-plan_r));
-		} else if ((grant_r = helper_start(&h)) == 0) {
-			grant_r = client->make_realtime(0, h.tid, rtkit_prio);
+			grant_r = rtrun_make_realtime(&req, &res);
 			if (grant_r == 0 && rtrun_thread_sched(h.tid, &granted_policy, &granted_prio) == 0)
 				grant_ok = true;
 			drop(h.tid);
 			helper_stop(&h);
-			if (grant_ok)
+			if (grant_ok && res.d.prio_changed)
+				item("rtkit grant", "a test thread asking for priority %d got %s %d (%s), "
+				     "then dropped", want, rtrun_policy_text(granted_policy, pol, sizeof pol),
+				     granted_prio, map_text(&cfg, lim.max_realtime_priority, mapped,
+							    sizeof mapped));
+			else if (grant_ok)
 				item("rtkit grant", "a test thread got %s %d (then dropped)",
 				     rtrun_policy_text(granted_policy, pol, sizeof pol), granted_prio);
-			else if (grant_r == -EPERM)
+			else if (res.d.why == RTSHIM_WHY_REFUSED && grant_r == -EPERM &&
+				 res.d.why_err == -EPERM)
 				item("rtkit grant", "refused (EPERM) although RLIMIT_RTTIME and the "
 				     "priority were within rtkit's limits: %s",
-				     bus.polkit == 1 ? "rtkit itself refuses (canary)"
-						     : "polkit said no");
+				     bus.polkit == 1 ? "rtkit itself refuses (canary)" : "polkit said no");
 			else
-				item("rtkit grant", "refused: %s", rtrun_rtkit_strerror(grant_r));
+				item("rtkit grant", "%s: %s", res.d.why == RTSHIM_WHY_REFUSED ? "refused"
+				     : "not asked", rtrun_rt_error_text(&res, why, sizeof why));
 		} else {
 			item("rtkit grant", "not tried: cannot start a test thread: %s",
 			     strerror(-grant_r));
@@ -326,11 +344,18 @@ int rtrun_check(const struct rtrun_options *o)
 	}
 	if (grant_ok) {
 		printf("yes: programs started with rtrun get realtime through rtkit: %s at priority "
-		       "1..%d (requests above %d get %d).\n",
-		       rtrun_policy_text(granted_policy, pol, sizeof pol), lim.max_realtime_priority,
-		       lim.max_realtime_priority, lim.max_realtime_priority);
-		printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that runs "
-		       "that long without sleeping is killed.\n", hard);
+		       "1..%d (%s).\n", rtrun_policy_text(granted_policy, pol, sizeof pol),
+		       lim.max_realtime_priority,
+		       map_text(&cfg, lim.max_realtime_priority, mapped, sizeof mapped));
+		if (cfg.runaway == RTSHIM_RUNAWAY_DEMOTE)
+			printf("note: their hard RLIMIT_RTTIME becomes %llu us; a realtime thread that "
+			       "runs %llu us without sleeping is demoted to SCHED_OTHER so that the kernel "
+			       "does not kill the program (--runaway).\n",
+			       (unsigned long long)res.d.hard, (unsigned long long)res.d.soft);
+		else
+			printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that "
+			       "runs that long without sleeping is killed (--runaway kill).\n",
+			       (unsigned long long)res.d.hard);
 		if (box)
 			printf("note: inside this %s sandbox requests go through the Realtime portal "
 			       "(xdg-desktop-portal), which forwards them to rtkit.\n", box);
@@ -366,7 +391,7 @@ int rtrun_check(const struct rtrun_options *o)
 	} else if (limits_r < 0) {
 		printf("fix: whatever answers as org.freedesktop.RealtimeKit1 is not a working "
 		       "rtkit-daemon (%s).\n", rtrun_rtkit_strerror(limits_r));
-	} else if (plan_r < 0) {
+	} else if (res.d.why == RTSHIM_WHY_RTTIME_ZERO) {
 		printf("fix: RLIMIT_RTTIME is 0 in this shell, so a realtime thread would be killed at "
 		       "once; start programs from a shell without that limit.\n");
 	} else if (grant_r == -EPERM && (bus.polkit == 0 || bus.polkit == 2)) {

@@ -129,11 +129,8 @@ int rtrun_pid(const struct rtrun_options *o)
 		return 1;
 	}
 
-	rtshim_config_load(&cfg, getenv, NULL, NULL);
-	if (o->rttime_us)
-		cfg.rttime_us = o->rttime_us;
-	if (o->timeout_ms)
-		cfg.timeout_ms = o->timeout_ms;
+	if (rtrun_options_config(o, &cfg) < 0)
+		return 1;
 	rtrun_client_set_timeout_ms(cfg.timeout_ms);
 
 	r = list_threads(pid, &tids, &count);
@@ -146,19 +143,14 @@ int rtrun_pid(const struct rtrun_options *o)
 	req.pid = pid == getpid() ? 0 : pid;
 	req.priority = o->priority ? o->priority : RTRUN_DEFAULT_PID_PRIORITY;
 	req.policy = o->policy >= 0 ? o->policy : SCHED_RR;
-	req.reset_on_fork = !o->no_reset_on_fork;
 	/* Without -p the default priority is only a default: map it, never refuse it. */
-	req.strict = o->strict && o->priority;
-	req.rttime_us = cfg.rttime_us;
-	if (o->map_text)
-		rtshim_config_set(&cfg, "RTSHIM_PRIO_MAP", o->map_text);
-	if (o->top_text)
-		rtshim_config_set(&cfg, "RTSHIM_TOP", o->top_text);
-	req.prio_map = cfg.prio_map;
-	req.prio_top = cfg.prio_top;
+	if (!o->priority)
+		cfg.strict = false;
+	req.cfg = &cfg;
 
 	for (size_t i = 0; i < count; i++) {
 		struct rtrun_rt_result res;
+		char why[256];
 		int policy, prio;
 
 		req.tid = tids[i];
@@ -172,7 +164,7 @@ int rtrun_pid(const struct rtrun_options *o)
 		if (r == 0 && rtrun_thread_sched(req.tid, &policy, &prio) == 0) {
 			printf("%s %d, %s\n", rtrun_policy_text(policy, pol, sizeof pol), prio, res.how);
 			ok++;
-			if (res.clamped && !told_clamp) {
+			if (res.d.prio_changed && req.priority > res.rtkit_max && !told_clamp) {
 				told_clamp = true;
 				rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: asked "
 					  "for %d", req.priority, res.rtkit_max, res.priority);
@@ -182,8 +174,7 @@ int rtrun_pid(const struct rtrun_options *o)
 			printf("exited\n");
 			gone++;
 		} else {
-			printf("unchanged: %s failed: %s\n", res.failed_call ? res.failed_call : "?",
-			       rtrun_rt_error_text(&res, r));
+			printf("unchanged: %s\n", rtrun_rt_error_text(&res, why, sizeof why));
 			stop = stops_all(r);
 		}
 	}

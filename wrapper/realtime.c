@@ -1,5 +1,5 @@
-/* realtime.c — make one thread realtime the way the shim would: the direct call first, then
- * rtkit (RLIMIT_RTTIME bounded, priority mapped into rtkit's range).  Shared by -p, --pid and
+/* realtime.c — make one thread realtime exactly as the shim would: the same decision core
+ * (core/decide.c), carried out with system calls and rtrun's client.  Shared by -p, --pid and
  * --check.  Scheduling calls go to the kernel directly (syscall), so a copy of the shim that
  * happens to be preloaded into rtrun itself never stands in between. */
 #include <errno.h>
@@ -10,36 +10,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "prio.h"
 #include "client-open.h"
+#include "decide.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
-#include "rttime.h"
-
-int rtrun_bound_rttime(pid_t pid, int64_t configured_us, int64_t daemon_max_us,
-		       unsigned long long *hard_out)
-{
-	struct rlimit old, lim;
-	rlim_t soft, hard;
-	int r;
-
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &old) < 0)
-		return -errno;
-	r = rtshim_rttime_plan(old.rlim_cur, old.rlim_max, configured_us, daemon_max_us, &soft,
-			       &hard);
-	if (r < 0)
-		return -EDOM; /* a limit of 0: no acceptable limit without raising it */
-	if (r == RTSHIM_RTTIME_LOWER) {
-		lim.rlim_cur = soft;
-		lim.rlim_max = hard;
-		if (prlimit(pid, RLIMIT_RTTIME, &lim, NULL) < 0)
-			return -errno;
-	}
-	if (hard_out)
-		*hard_out = hard;
-	return 0;
-}
 
 int rtrun_thread_sched(pid_t tid, int *policy, int *priority)
 {
@@ -53,85 +27,107 @@ int rtrun_thread_sched(pid_t tid, int *policy, int *priority)
 	return 0;
 }
 
-int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_result *res)
+static int set_scheduler(pid_t tid, int policy, int priority)
 {
-	struct sched_param sp = { .sched_priority = req->priority };
-	int policy = req->policy | (req->reset_on_fork ? SCHED_RESET_ON_FORK : 0);
-	const struct rtshim_client_v1 *c;
-	struct rtkit_limits lim;
-	struct rtshim_prio_map map = { .mode = req->prio_map, .top = req->prio_top };
-	bool changed = false;
-	int r, prio;
+	struct sched_param sp = { .sched_priority = priority };
 
-	res->how = NULL;
-	res->priority = 0;
-	res->clamped = false;
-	res->rtkit_max = 0;
-	res->failed_call = NULL;
-
-	/* Privileged path first: RLIMIT_RTPRIO or CAP_SYS_NICE gets exactly what was asked. */
-	if (syscall(SYS_sched_setscheduler, req->tid, policy, &sp) == 0) {
-		res->how = "directly";
-		res->priority = req->priority;
-		return 0;
-	}
-	if (errno != EPERM) {
-		res->failed_call = "sched_setscheduler";
-		return -errno;
-	}
-
-	/* Only now is the daemon client needed. */
-	c = rtrun_client();
-	if (!c) {
-		res->failed_call = "loading " RTSHIM_CLIENT_FILE;
-		return -RTRUN_ENOCLIENT;
-	}
-	r = c->get_limits(&lim);
-	if (r < 0) {
-		res->failed_call = "rtkit (reading MaxRealtimePriority, RTTimeUSecMax)";
-		return r;
-	}
-	res->rtkit_max = lim.max_realtime_priority;
-	map.max_prio = lim.max_realtime_priority;
-	prio = rtshim_prio_map(&map, req->priority, &changed);
-	if (prio < 0) {
-		res->failed_call = "priority mapping";
-		return prio;
-	}
-	res->clamped = changed;
-	if (changed && req->strict) {
-		res->failed_call = "--strict";
-		return -ERANGE;
-	}
-
-	r = rtrun_bound_rttime(req->pid, req->rttime_us, lim.rttime_usec_max, NULL);
-	if (r < 0) {
-		res->failed_call = r == -EDOM ? "bounding RLIMIT_RTTIME"
-			: req->pid ? "prlimit(RLIMIT_RTTIME)" : "setrlimit(RLIMIT_RTTIME)";
-		return r;
-	}
-
-	r = c->make_realtime(req->pid, req->tid, prio);
-	if (r < 0) {
-		res->failed_call = req->pid ? "rtkit MakeThreadRealtimeWithPID"
-					    : "rtkit MakeThreadRealtime";
-		return r;
-	}
-	res->how = "through rtkit";
-	res->priority = prio;
-	return 0;
+	return syscall(SYS_sched_setscheduler, tid, policy, &sp) < 0 ? -errno : 0;
 }
 
-const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, int r)
+/* rtkit's limits, RLIMIT_RTTIME of the target's process.  rtrun keeps no backoff of its own. */
+static const struct rtshim_client_v1 *read_limits(pid_t pid, struct rtshim_facts *f)
 {
-	if (r == -RTRUN_ENOCLIENT ||
-	    (res->failed_call && !strncmp(res->failed_call, "rtkit", 5)))
-		return rtrun_rtkit_strerror(r);
-	if (r == -ERANGE && res->failed_call && !strcmp(res->failed_call, "--strict"))
-		return "the priority is above rtkit's maximum and --strict forbids another one";
-	if (r == -EDOM)
-		return "RLIMIT_RTTIME is 0, so the kernel would kill a realtime thread at once";
-	return strerror(-r);
+	const struct rtshim_client_v1 *c = rtrun_client();
+	struct rlimit rl;
+
+	f->limits.done = true;
+	f->limits.err = c ? c->get_limits(&f->lim) : -ELIBACC;
+	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0) {
+		f->rttime_err = -errno;
+	} else {
+		f->rttime_soft = rl.rlim_cur;
+		f->rttime_hard = rl.rlim_max;
+	}
+	return c;
+}
+
+int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_result *res)
+{
+	const struct rtshim_client_v1 *c = NULL;
+	struct rtshim_facts f;
+	struct rtshim_decision d;
+	struct rlimit rl;
+
+	memset(res, 0, sizeof *res);
+	rtshim_facts_init(&f, req->cfg, true, req->policy, req->priority);
+	for (;;) {
+		d = rtshim_decide(&f);
+		switch (d.action) {
+		case RTSHIM_CALL:
+			f.direct.done = true;
+			f.direct.err = set_scheduler(req->tid, d.policy, req->priority);
+			if (f.direct.err == -EPERM) {
+				f.target = req->pid ? RTSHIM_TARGET_OTHER
+					   : req->tid == gettid() ? RTSHIM_TARGET_SELF : RTSHIM_TARGET_OWN;
+				f.tid = req->tid;
+				if (rtrun_thread_sched(req->tid, &f.cur_policy, &f.cur_prio) < 0)
+					f.target = RTSHIM_TARGET_UNKNOWN;
+				f.guard_possible = req->guard_in_command;
+			}
+			continue;
+		case RTSHIM_CALL_KEEPING_FLAG:
+			f.keeping_flag.done = true;
+			f.keeping_flag.err = set_scheduler(req->tid, d.policy, req->priority);
+			continue;
+		case RTSHIM_READ_LIMITS:
+			c = read_limits(req->pid, &f);
+			res->rtkit_max = f.lim.max_realtime_priority;
+			continue;
+		case RTSHIM_LOWER:
+			f.lowered.done = true;
+			f.lowered.err = set_scheduler(req->tid, d.policy, d.prio);
+			continue;
+		case RTSHIM_ASK_RTKIT:
+			/* arm_guard: the guard is the shim's, in the command (it adopts the soft limit) */
+			if (d.set_rttime) {
+				rl.rlim_cur = d.soft;
+				rl.rlim_max = d.hard;
+				f.rttime_set.done = true;
+				f.rttime_set.err = prlimit(req->pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
+				if (f.rttime_set.err)
+					continue;
+			}
+			f.rtkit.done = true;
+			f.rtkit.err = c->make_realtime(req->pid, req->tid, d.prio);
+			continue;
+		case RTSHIM_ASK_NICE:
+			if (c && c->make_high_priority)
+				res->nice = c->make_high_priority(req->pid, req->tid, f.lim.min_nice_level) == 0;
+			break;
+		case RTSHIM_DONE:
+			break;
+		}
+		break;
+	}
+	res->d = d;
+	res->priority = d.why == RTSHIM_WHY_DIRECT ? req->priority : d.prio;
+	if (d.why == RTSHIM_WHY_ALREADY)
+		res->priority = f.cur_prio;
+	res->how = d.why == RTSHIM_WHY_DIRECT ? "directly"
+		   : d.why == RTSHIM_WHY_GRANTED ? "through rtkit"
+						 : rtshim_why_text(d.why);
+	return -d.err;
+}
+
+const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size)
+{
+	if (res->d.why == RTSHIM_WHY_NO_CLIENT)
+		snprintf(buf, size, "the daemon client cannot be loaded: %s", rtrun_client_error());
+	else if (res->d.why == RTSHIM_WHY_DIRECT)
+		snprintf(buf, size, "sched_setscheduler: %s", strerror(res->d.err));
+	else
+		rtshim_why_format(buf, size, &res->d, rtrun_client() ? rtrun_rtkit_strerror : NULL);
+	return buf;
 }
 
 bool rtrun_have_cap_sys_nice(void)

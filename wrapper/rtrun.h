@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "decide.h"
+
 /* Exit statuses, as env(1) and chrt(1) use them. */
 #define RTRUN_EXIT_ERROR 125      /* rtrun's own error: bad option, shim not found, ... */
 #define RTRUN_EXIT_CANNOT_EXEC 126 /* COMMAND found but could not be executed */
@@ -124,40 +126,39 @@ const char *rtrun_elf_multiarch(int elf_class, int machine);
  * -ENOENT / -EACCES. */
 int rtrun_resolve_command(const char *cmd, char *path, size_t size);
 
+/* The options as RTSHIM_* variables in the environment (what the command's shim reads); and
+ * with the configuration they make (warning once about each bad value).  -1 on failure (said). */
+struct rtshim_config;
+int rtrun_options_to_env(const struct rtrun_options *o);
+int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg);
+
 /* Everything for `rtrun [OPTIONS] COMMAND...`; returns only on failure (exit status). */
 int rtrun_run(const struct rtrun_options *o, char **argv);
 
 /* realtime.c — the operations -p, --pid and --check share. */
 
-/* Bound the hard RLIMIT_RTTIME of `pid` (0: this process) for rtkit: min(configured, daemon
- * max), never raising a limit, never 0 (core/rttime.c rule).  *hard_out: the hard limit in
- * force afterwards.  -EDOM if no acceptable limit exists (a limit of 0 in place). */
-int rtrun_bound_rttime(pid_t pid, int64_t configured_us, int64_t daemon_max_us,
-		       unsigned long long *hard_out);
-
-/* Make thread `tid` of process `pid` (0: this process) realtime at `priority`: first directly
- * (sched_setscheduler with `policy`, |SCHED_RESET_ON_FORK unless no_reset_on_fork), then on
- * EPERM through rtkit (bounding RLIMIT_RTTIME first, mapping the priority into rtkit's range,
- * or refusing a priority above it when strict).  Logs what it did at info level. *how is set
- * to "directly" or "through rtkit"; *granted_prio to the priority obtained. */
+/* Make thread `tid` of process `pid` (0: this process) realtime at `priority` with `policy`,
+ * exactly as the shim would decide under `cfg` (core/decide.h): first directly, then on EPERM
+ * through rtkit (RLIMIT_RTTIME bounded, the priority mapped, RTSHIM_STRICT, the nice
+ * fallback).  0 or the negative errno the program would see; res says what happened. */
+struct rtshim_config;
 struct rtrun_rt_request {
 	pid_t pid, tid;
 	int priority, policy;
-	bool reset_on_fork, strict;
-	int64_t rttime_us;       /* configured RLIMIT_RTTIME for rtkit, µs */
-	int prio_map, prio_top;  /* --map/--top (RTSHIM_PRIO_MAP/RTSHIM_TOP); 0: clamp */
+	const struct rtshim_config *cfg;
+	bool guard_in_command;   /* the shim in the command will guard the thread (rtrun -p) */
 };
 struct rtrun_rt_result {
-	const char *how;
-	int priority;
-	bool clamped;
-	int rtkit_max;
-	const char *failed_call; /* on error: what failed ("rtkit MakeThreadRealtime", ...) */
+	struct rtshim_decision d; /* the final decision */
+	const char *how;          /* "directly", "through rtkit", or why nothing was asked */
+	int priority;             /* the priority obtained */
+	int rtkit_max;            /* rtkit's MaxRealtimePriority, when it was read */
+	bool nice;                /* no realtime, but a nice level from rtkit instead */
 };
 int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_result *res);
 
-/* One line for the error `r` of rtrun_make_realtime (rtkit's words for rtkit errors). */
-const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, int r);
+/* Why rtrun_make_realtime failed, in plain words, into buf. */
+const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size);
 
 /* Does this process have CAP_SYS_NICE in its effective set (/proc/self/status)? */
 bool rtrun_have_cap_sys_nice(void);

@@ -62,7 +62,7 @@ static int set(const char *name, const char *value)
 }
 
 /* The RTSHIM_* variables from the options; what is not given stays as the environment has it. */
-static int set_shim_variables(const struct rtrun_options *o)
+int rtrun_options_to_env(const struct rtrun_options *o)
 {
 	if (o->verbose < 0 && set("RTSHIM_LOG", "quiet") < 0)
 		return -1;
@@ -102,6 +102,14 @@ static void config_warn(void *ctx, const struct rtshim_config_var *var, const ch
 	(void)ctx;
 	rtrun_log(RTRUN_WARNING, "%s=\"%s\" is not valid (accepted: %s): the shim will use %s",
 		  var->name, value, var->accepted, var->default_text);
+}
+
+int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg)
+{
+	if (rtrun_options_to_env(o) < 0)
+		return -1;
+	rtshim_config_load(cfg, getenv, config_warn, NULL);
+	return 0;
 }
 
 static bool nosuid_mount(const char *path)
@@ -216,33 +224,34 @@ static void main_thread_realtime(const struct rtrun_options *o, const struct rts
 		.pid = 0,
 		.tid = gettid(),
 		.priority = o->priority,
-		.policy = cfg->policy == RTSHIM_POLICY_FIFO ? SCHED_FIFO : SCHED_RR,
-		.reset_on_fork = cfg->reset_on_fork,
-		.strict = cfg->strict,
-		.rttime_us = cfg->rttime_us,
-		.prio_map = cfg->prio_map,
-		.prio_top = cfg->prio_top,
+		.policy = o->policy >= 0 ? o->policy : SCHED_RR,
+		.cfg = cfg,
+		.guard_in_command = false,
 	};
 	struct rtrun_rt_result res;
-	char pol[64];
+	char pol[64], why[256];
 	int policy, prio, r;
 
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);
 	r = rtrun_make_realtime(&req, &res);
 	if (r < 0) {
-		if (r == -ERANGE && res.failed_call && !strcmp(res.failed_call, "--strict"))
+		if (res.d.why == RTSHIM_WHY_STRICT)
 			rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d and --strict "
 				  "forbids another one: running %s without realtime", o->priority,
 				  res.rtkit_max, cmd);
 		else
-			rtrun_log(RTRUN_WARNING, "cannot make the main thread realtime: %s failed: %s; "
-				  "running %s without it (rtrun --check tells why)", res.failed_call,
-				  rtrun_rt_error_text(&res, r), cmd);
+			rtrun_log(RTRUN_WARNING, "cannot make the main thread realtime: %s; running %s "
+				  "without it%s (rtrun --check tells why)",
+				  rtrun_rt_error_text(&res, why, sizeof why), cmd,
+				  res.nice ? ", at a nice level from rtkit instead" : "");
 		return;
 	}
-	if (res.clamped)
-		rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: the main thread "
-			  "got %d", o->priority, res.rtkit_max, res.priority);
+	if (res.d.prio_changed && o->priority > res.rtkit_max)
+		rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: the main thread got %d",
+			  o->priority, res.rtkit_max, res.priority);
+	else if (res.d.prio_changed)
+		rtrun_log(RTRUN_INFO, "priority %d mapped into rtkit's 1..%d: the main thread got %d",
+			  o->priority, res.rtkit_max, res.priority);
 	if (rtrun_thread_sched(req.tid, &policy, &prio) == 0)
 		rtrun_log(RTRUN_INFO, "main thread: %s %d, %s",
 			  rtrun_policy_text(policy, pol, sizeof pol), prio, res.how);
@@ -277,10 +286,10 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	r = set("LD_PRELOAD", preload);
 	rtrun_log(RTRUN_INFO, "LD_PRELOAD=%s", preload);
 	free(preload);
-	if (r < 0 || set_shim_variables(o) < 0)
+	/* What the shim will read: the options set as RTSHIM_* variables, and what the environment
+	 * had. */
+	if (r < 0 || rtrun_options_config(o, &cfg) < 0)
 		return RTRUN_EXIT_ERROR;
-	/* What the shim will read: the options just set, and what the environment had. */
-	rtshim_config_load(&cfg, getenv, config_warn, NULL);
 
 	r = rtrun_resolve_command(argv[0], path, sizeof path);
 	if (r == 0) {
