@@ -224,9 +224,12 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 		return d;
 	}
 	/* A refusal (policy, polkit, a limit) gets the nice fallback; a missing daemon does not. */
-	if (f->rtkit.err == -EPERM || f->rtkit.err == -EBUSY)
-		return no_rt(f, RTSHIM_WHY_REFUSED, f->rtkit.err);
-	return done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);
+	struct rtshim_decision d = f->rtkit.err == -EPERM || f->rtkit.err == -EBUSY
+					   ? no_rt(f, RTSHIM_WHY_REFUSED, f->rtkit.err)
+					   : done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);
+	d.prio = mapped; /* what was sent */
+	d.prio_changed = changed;
+	return d;
 }
 
 const char *rtshim_why_text(enum rtshim_why why)

@@ -39,15 +39,12 @@ RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
 	return err;
 }
 
-RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+/* The kernel's view of a thread of ours (glibc's cache does not know what rtkit did), with the
+ * SCHED_RESET_ON_FORK that the shim, not the program, put there hidden.  false: not ours. */
+static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param)
 {
-	int err = rtshim_real_pthread_getschedparam()(thread, policy, param);
-	if (err || !rtshim_enter())
-		return err;
-	int saved = errno;
 	pid_t tid;
 	int flags;
-	bool known = true;
 	if (pthread_equal(thread, pthread_self())) {
 		struct rtshim_thread *s = rtshim_self();
 		tid = s->tid;
@@ -55,19 +52,45 @@ RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sc
 	} else {
 		/* its own RT request in flight (rtkit): answer with the outcome, not the moment before */
 		rtshim_registry_wait_settled(true, thread, 0, rtshim_cfg()->timeout_ms);
-		known = rtshim_registry_by_handle(thread, &tid, &flags) == 0;
+		if (rtshim_registry_by_handle(thread, &tid, &flags) < 0)
+			return false;
 	}
-	if (known) {
-		/* the kernel's view: glibc's cache does not know what rtkit did */
-		struct sched_param p;
-		int k = rtshim_real_sched_getscheduler()(tid);
-		if (k >= 0 && sched_getparam(tid, &p) == 0) {
-			*policy = k;
-			*param = p;
-		}
-		if ((*policy & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_SHIM_FLAG))
-			*policy &= ~SCHED_RESET_ON_FORK;
-	}
+	struct sched_param p;
+	int k = rtshim_real_sched_getscheduler()(tid);
+	if (k < 0 || sched_getparam(tid, &p) < 0)
+		return false;
+	if ((k & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_SHIM_FLAG))
+		k &= ~SCHED_RESET_ON_FORK;
+	*policy = k;
+	*param = p;
+	return true;
+}
+
+RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
+{
+	int err = rtshim_real_pthread_getschedparam()(thread, policy, param);
+	if (err || !rtshim_enter())
+		return err;
+	int saved = errno;
+	kernel_view(thread, policy, param);
+	rtshim_leave();
+	errno = saved;
+	return 0;
+}
+
+/* The attribute glibc reports holds its cached policy, which knows nothing of rtkit and, once
+ * read back from the kernel, carries the shim's SCHED_RESET_ON_FORK: a program that copies it
+ * into a new attribute would get EINVAL.  Report the kernel's view as the readers do. */
+RTSHIM_EXPORT int pthread_getattr_np(pthread_t thread, pthread_attr_t *attr)
+{
+	int err = rtshim_real_pthread_getattr_np()(thread, attr);
+	if (err || !rtshim_enter())
+		return err;
+	int saved = errno, policy;
+	struct sched_param p;
+	if (kernel_view(thread, &policy, &p) && !(policy & SCHED_RESET_ON_FORK) &&
+	    pthread_attr_setschedpolicy(attr, policy) == 0)
+		pthread_attr_setschedparam(attr, &p);
 	rtshim_leave();
 	errno = saved;
 	return 0;

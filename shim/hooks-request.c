@@ -237,11 +237,21 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 	}
 	/* No realtime: one warning per distinct cause, the consequence and where to look. */
 	rtshim_why_format(why, sizeof why, d, client ? client->strerror : NULL);
-	if (d->why != RTSHIM_WHY_HELD && d->why != RTSHIM_WHY_FLAPPING)
-		rtshim_log_once(RTSHIM_LOG_WARN, (int)d->why * 256 - d->why_err,
-				"no realtime for %s/%d: %s; %s%s (rtrun --check tells more)", asked, prio,
-				why, what_the_program_gets(r),
-				nice_got <= 0 ? "" : ", with a nice level from rtkit instead");
+	const char *gets = what_the_program_gets(r);
+	const char *nice = nice_got > 0 ? ", with a nice level from rtkit instead" : "";
+	int key = (int)d->why * 256 - d->why_err;
+	if (d->why == RTSHIM_WHY_NO_DAEMON)
+		rtshim_log_once(RTSHIM_LOG_WARN, key, "cannot reach rtkit (%s): %s%s (rtrun --check tells more)",
+				why, gets, nice);
+	else if (d->why == RTSHIM_WHY_REFUSED)
+		rtshim_log_once(RTSHIM_LOG_WARN, key, "rtkit did not grant realtime (%s/%d asked, %d sent): %s; %s%s (rtrun --check tells more)",
+				asked, prio, d->prio, why, gets, nice);
+	else if (d->why == RTSHIM_WHY_RTTIME_ZERO)
+		rtshim_log_once(RTSHIM_LOG_WARN, key, "RLIMIT_RTTIME of process %d is 0: a realtime thread would be killed at once; %s%s",
+				(int)getpid(), gets, nice);
+	else if (d->why != RTSHIM_WHY_HELD && d->why != RTSHIM_WHY_FLAPPING)
+		rtshim_log_once(RTSHIM_LOG_WARN, key, "no realtime for %s/%d: %s; %s%s (rtrun --check tells more)",
+				asked, prio, why, gets, nice);
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → no realtime: %s%s", tid, asked,
 		   prio, why, nice_got > 0 ? "; nice level from rtkit instead" : "");
 }

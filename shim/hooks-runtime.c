@@ -64,6 +64,11 @@ static int fb_pthread_getschedparam(pthread_t t, int *policy, struct sched_param
 	(void)t, (void)policy, (void)p;
 	return ENOSYS;
 }
+static int fb_pthread_getattr_np(pthread_t t, pthread_attr_t *a)
+{
+	(void)t, (void)a;
+	return ENOSYS;
+}
 static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(void *), void *arg)
 {
 	(void)t, (void)a, (void)s, (void)arg;
@@ -90,6 +95,7 @@ DEFINE_REAL(sched_getscheduler, NULL)
 DEFINE_REAL(pthread_setschedparam, NULL)
 DEFINE_REAL(pthread_setschedprio, NULL)
 DEFINE_REAL(pthread_getschedparam, NULL)
+DEFINE_REAL(pthread_getattr_np, NULL)
 /* pthread_create has several versions (GLIBC_2.2.5 / GLIBC_2.34 on x86_64, GLIBC_2.0 /
  * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
 DEFINE_REAL(pthread_create, "GLIBC_2.34")
@@ -108,6 +114,7 @@ void rtshim_prepare_for_new_thread(int prio)
 	rtshim_real_pthread_setschedparam();
 	rtshim_real_pthread_setschedprio();
 	rtshim_real_pthread_getschedparam();
+	rtshim_real_pthread_getattr_np();
 	/* the client only where the direct call is bound to fail: root's programs never load it */
 	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
 		rtshim_client_get(rtshim_cfg()->timeout_ms);

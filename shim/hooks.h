@@ -23,6 +23,7 @@ typedef int sched_getscheduler_fn(pid_t);
 typedef int pthread_setschedparam_fn(pthread_t, int, const struct sched_param *);
 typedef int pthread_setschedprio_fn(pthread_t, int);
 typedef int pthread_getschedparam_fn(pthread_t, int *, struct sched_param *);
+typedef int pthread_getattr_np_fn(pthread_t, pthread_attr_t *);
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 sched_setscheduler_fn *rtshim_real_sched_setscheduler(void);
@@ -31,6 +32,7 @@ sched_getscheduler_fn *rtshim_real_sched_getscheduler(void);
 pthread_setschedparam_fn *rtshim_real_pthread_setschedparam(void);
 pthread_setschedprio_fn *rtshim_real_pthread_setschedprio(void);
 pthread_getschedparam_fn *rtshim_real_pthread_getschedparam(void);
+pthread_getattr_np_fn *rtshim_real_pthread_getattr_np(void);
 pthread_create_fn *rtshim_real_pthread_create(void);
 /* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);

@@ -19,6 +19,7 @@ enum {
 	OPT_RTTIME,
 	OPT_TIMEOUT,
 	OPT_NO_RESET,
+	OPT_RESET,
 	OPT_STRICT,
 	OPT_TRACE,
 	OPT_CHECK,
@@ -37,6 +38,7 @@ static const struct option longopts[] = {
 	{ "rttime", required_argument, NULL, OPT_RTTIME },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "no-reset-on-fork", no_argument, NULL, OPT_NO_RESET },
+	{ "reset-on-fork", no_argument, NULL, OPT_RESET },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -71,9 +73,14 @@ static void usage(void)
 	      "      --rttime USEC    RLIMIT_RTTIME to set before asking rtkit (1..3600000000;\n"
 	      "                       never above rtkit's RTTimeUSecMax)\n"
 	      "      --timeout MS     D-Bus timeout for each request to rtkit (1..60000)\n"
-	      "      --no-reset-on-fork\n"
-	      "                       let children inherit realtime granted by the direct call\n"
-	      "      --strict         refuse a priority rtkit cannot grant instead of lowering it\n"
+	      "      --reset-on-fork  add SCHED_RESET_ON_FORK to what the direct call grants (a\n"
+	      "                       user with RLIMIT_RTPRIO), so children never inherit it;\n"
+	      "                       by default the call is exactly the program's (what rtkit\n"
+	      "                       grants always carries it); --no-reset-on-fork: the default\n"
+	      "      --strict         never a substitute: a priority above rtkit's maximum fails\n"
+	      "                       (EPERM) instead of being lowered, and an explicit-RT\n"
+	      "                       pthread_create that gets no realtime fails instead of\n"
+	      "                       running SCHED_OTHER\n"
 	      "      --map clamp|scale|offset\n"
 	      "                       how priorities above rtkit's maximum are mapped: clamp\n"
 	      "                       (default), scale (1..99 onto 1..max, order kept), offset\n"
@@ -139,7 +146,7 @@ static int check_shim_value(const char *option, const char *var, const char *val
 
 int main(int argc, char **argv)
 {
-	struct rtrun_options o = { .policy = -1 };
+	struct rtrun_options o = { .policy = -1, .reset_on_fork = -1 };
 	long long v;
 	int c;
 
@@ -155,7 +162,6 @@ int main(int argc, char **argv)
 			o.policy = rtrun_parse_policy(optarg);
 			if (o.policy < 0)
 				return usage_error("invalid policy '%s': expected rr or fifo", optarg);
-			o.policy_text = optarg;
 			break;
 		case OPT_RTTIME:
 			if (check_shim_value("--rttime", "RTSHIM_RTTIME_US", optarg) < 0)
@@ -172,7 +178,10 @@ int main(int argc, char **argv)
 			o.timeout_ms = (int)v;
 			break;
 		case OPT_NO_RESET:
-			o.no_reset_on_fork = true;
+			o.reset_on_fork = 0;
+			break;
+		case OPT_RESET:
+			o.reset_on_fork = 1;
 			break;
 		case OPT_STRICT:
 			o.strict = true;

@@ -36,12 +36,11 @@
 struct rtrun_options {
 	int priority;          /* -p N: 1..99; 0 = not given */
 	int policy;            /* --policy: SCHED_RR or SCHED_FIFO; -1 = not given */
-	const char *policy_text;
 	const char *rttime_text; /* --rttime USEC as given (validated); NULL = not given */
 	int64_t rttime_us;     /* its value; 0 = not given */
 	const char *timeout_text;
 	int timeout_ms;        /* --timeout MS; 0 = not given */
-	bool no_reset_on_fork;
+	int reset_on_fork;     /* --reset-on-fork 1, --no-reset-on-fork 0; -1 = not given */
 	bool strict;
 	bool trace;
 	int verbose;           /* -v count; -1 = --quiet */

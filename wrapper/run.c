@@ -74,7 +74,7 @@ int rtrun_options_to_env(const struct rtrun_options *o)
 		return -1;
 	if (o->rttime_text && set("RTSHIM_RTTIME_US", o->rttime_text) < 0)
 		return -1;
-	if (o->no_reset_on_fork && set("RTSHIM_RESET_ON_FORK", "0") < 0)
+	if (o->reset_on_fork >= 0 && set("RTSHIM_RESET_ON_FORK", o->reset_on_fork ? "1" : "0") < 0)
 		return -1;
 	if (o->strict && set("RTSHIM_STRICT", "1") < 0)
 		return -1;

@@ -428,19 +428,20 @@ EOF
 @test "-p with RLIMIT_RTTIME 0: warned (the kernel would kill the thread), runs non-RT" {
 	run -0 --separate-stderr as_user prlimit --rttime=0:0 "$RTRUN" -p 5 sh -c 'chrt -p $$ | head -n1'
 	[[ $output == *"SCHED_OTHER"* ]]
-	[[ $stderr == *"cannot make the main thread realtime: bounding RLIMIT_RTTIME failed: RLIMIT_RTTIME is 0"* ]]
+	[[ $stderr == *"cannot make the main thread realtime: RLIMIT_RTTIME is 0: a realtime thread would be killed at once"* ]]
 }
 
 @test "-p as root: the direct call, exact priority and policy (--policy fifo), rtkit not asked" {
 	local before
 	before=$(grep -c "Successfully made" "$TB_DIR/rtkit.log" || true)
 	bg_run --root "$RTRUN" -v -p 50 --policy fifo sh -c "$SH_WAIT"
-	[ "$(sched_of "$PID")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 50" ]
-	grep -q "main thread: SCHED_FIFO|SCHED_RESET_ON_FORK 50, directly" "$ERR"
+	[ "$(sched_of "$PID")" = "SCHED_FIFO 50" ]
+	grep -q "main thread: SCHED_FIFO 50, directly" "$ERR"
 	[ "$(hard_rttime "$PID")" = unlimited ]
 	bg_stop
-	bg_run --root "$RTRUN" -p 50 --no-reset-on-fork sh -c "$SH_WAIT"
-	[ "$(sched_of "$PID")" = "SCHED_RR 50" ]
+	# the opt-in: children never inherit it
+	bg_run --root "$RTRUN" -p 50 --reset-on-fork sh -c "$SH_WAIT"
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 50" ]
 	[ "$(grep -c "Successfully made" "$TB_DIR/rtkit.log" || true)" = "$before" ]
 }
 
@@ -448,7 +449,7 @@ EOF
 	polkit_deny
 	run -3 --separate-stderr as_user "$RTRUN" -p 10 sh -c 'chrt -p $$ | head -n1; exit 3'
 	[[ $output == *SCHED_OTHER* ]]
-	[[ $stderr == "rtrun: warning: cannot make the main thread realtime: rtkit MakeThreadRealtime failed: rtkit refused"*"(rtrun --check tells why)" ]]
+	[[ $stderr == "rtrun: warning: cannot make the main thread realtime: rtkit refused: polkit does not allow realtime for this session"*"(rtrun --check tells why)" ]]
 }
 
 @test "-p with no system bus: a warning, the command runs, within the timeout" {
@@ -540,7 +541,7 @@ EOF
 	bg_run "$PROBES/cyclictest-style" 2 80
 	polkit_deny
 	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5
-	[[ ${lines[0]} == "pid $PID thread $PID "*": unchanged: rtkit MakeThreadRealtimeWithPID failed: rtkit refused"* ]]
+	[[ ${lines[0]} == "pid $PID thread $PID "*": unchanged: rtkit refused: polkit does not allow realtime"* ]]
 	[[ ${lines[1]} == *": not tried" ]]
 	[[ $stderr == *"0 of 3 threads of process $PID are realtime"* ]]
 	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
@@ -549,8 +550,8 @@ EOF
 @test "--pid as root: the direct call, any priority, another user's process included" {
 	bg_run sh -c "$SH_WAIT"
 	run -0 as_root "$RTRUN" --pid "$PID" -p 60 --policy fifo
-	[[ $output == *": SCHED_FIFO|SCHED_RESET_ON_FORK 60, directly" ]]
-	[ "$(sched_of "$PID")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 60" ]
+	[[ $output == *": SCHED_FIFO 60, directly" ]]
+	[ "$(sched_of "$PID")" = "SCHED_FIFO 60" ]
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -566,10 +567,35 @@ EOF
 	[[ $output == *"rtkit grant     a test thread got SCHED_RR|SCHED_RESET_ON_FORK 1 (then dropped)"* ]]
 	[[ $output == *"sandbox         none detected"* ]]
 	[[ $output == *"librtshim.so    "*"/lib/$MULTIARCH/rtshim/librtshim.so, preloaded as $SHIMVAL"* ]]
-	[[ ${lines[-2]} == "yes: programs started with rtrun get realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (requests above $MAXPRIO get $MAXPRIO)." ]]
+	[[ $output == *"yes: programs started with rtrun get realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (--map clamp: requests above $MAXPRIO get $MAXPRIO)."* ]]
 	# -p: the test thread asks that priority
 	run -0 as_user "$RTRUN" --check -p 7
 	[[ $output == *"a test thread got SCHED_RR|SCHED_RESET_ON_FORK 7"* ]]
+}
+
+@test "--check reports what the shim would do under the given --map and --top" {
+	run -0 as_user "$RTRUN" --check --map offset --top 70 -p 65
+	[[ $output == *"a test thread asking for priority 65 got SCHED_RR|SCHED_RESET_ON_FORK $((MAXPRIO - 5)) (--map offset: 70 and above get $MAXPRIO"* ]]
+	[[ $output == *"(--map offset: 70 and above get $MAXPRIO, 69 gets $((MAXPRIO - 1)), and so on)."* ]]
+	run -0 as_user "$RTRUN" --check --map scale -p 99
+	[[ $output == *"a test thread asking for priority 99 got SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO (--map scale"* ]]
+	# --strict: a priority above the maximum is refused, as the shim would refuse it
+	run -1 as_user "$RTRUN" --check --strict -p 70
+	[[ $output == *"rtkit grant     not asked: the priority is above rtkit's maximum and RTSHIM_STRICT=1 forbids another one"* ]]
+}
+
+@test "rtrun -p and the shim decide alike: --map scale gives both the same priority" {
+	# rtrun -p on the main thread, before exec
+	bg_run "$RTRUN" --map scale -p 70 sh -c "$SH_WAIT"
+	local by_rtrun
+	by_rtrun=$(sched_of "$PID")
+	bg_stop
+	# the program itself asking, through the shim rtrun preloads
+	run -0 as_user sh -c "echo 'self 70' | '$RTRUN' --map scale '$PROBES/shim-script'"
+	[[ $by_rtrun == "SCHED_RR|SCHED_RESET_ON_FORK "* ]]
+	[[ $output == *"self 70: rc=0 err=OK "*" kernel=RR|RESET ${by_rtrun##* }"* ]]
+	# scale: 70 of 1..99 onto 1..MAXPRIO, neither clamped to the maximum nor left at 70
+	((${by_rtrun##* } < MAXPRIO && ${by_rtrun##* } > 1))
 }
 
 @test "--check with a polkit rule that says no: no, polkit named, the fix, exit 1" {
