@@ -70,6 +70,8 @@ struct target {
 static void find_target(const struct rtshim_req *r, struct target *t)
 {
 	*t = (struct target){ .where = RTSHIM_TARGET_UNKNOWN };
+	if (rtshim_borrowed_memory())
+		return; /* a vfork child: the parent's state is not ours to use */
 	if (about_pthread(r)) {
 		if (pthread_equal(r->thread, pthread_self()))
 			t->where = RTSHIM_TARGET_SELF;
@@ -161,11 +163,14 @@ static void record(const struct rtshim_req *r, const struct target *t,
 	int clear = d->shim_flag ? 0 : RTSHIM_TF_SHIM_FLAG;
 	if (d->why == RTSHIM_WHY_GRANTED)
 		set |= RTSHIM_TF_RTKIT;
+	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);
+	else if (caller) /* the privileged path: the caller's record, without asking gettid() */
+		rtshim_thread_update(rtshim_self_cheap(), set, clear);
 	else if (about_pthread(r))
 		rtshim_registry_update(true, r->thread, 0, set, clear);
-	else if (t->tid || r->pid == 0)
+	else
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
 }
 

@@ -300,15 +300,20 @@ __attribute__((constructor)) static void rtshim_init(void)
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 {
 	int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
-	if (((f & ~clear) | set) != f)
+	if (((f & ~clear) | set) != f && !rtshim_borrowed_memory())
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
+}
+
+struct rtshim_thread *rtshim_self_cheap(void)
+{
+	return self_rec.tid ? &self_rec : rtshim_self();
 }
 
 void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 {
 	if (tid == self_rec.tid)
 		rtshim_thread_update(&self_rec, set, clear);
-	else if (set || (clear && rtshim_registry_by_tid(tid, NULL) == 0))
+	else if (!rtshim_borrowed_memory())
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }
 

@@ -54,7 +54,11 @@ void rtshim_thread_started(void);
 /* The trampoline gives up before the start routine: unrecord now. */
 void rtshim_thread_abandoned(void);
 
-/* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags. */
+/* This thread's record as last known (no gettid(): fork() renews it in the child). */
+struct rtshim_thread *rtshim_self_cheap(void);
+
+/* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
+ * (never in a vfork child, whose memory is its parent's). */
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear);
 void rtshim_thread_update_tid(pid_t tid, int set, int clear);
 

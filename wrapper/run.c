@@ -97,11 +97,14 @@ int rtrun_options_to_env(const struct rtrun_options *o)
 	return 0;
 }
 
+/* Said once, here: the variable goes, so the shim in the command (and in whatever it execs)
+ * takes the same default without saying it again. */
 static void config_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
 {
 	(void)ctx;
 	rtrun_log(RTRUN_WARNING, "%s=\"%s\" is not valid (accepted: %s): the shim will use %s",
 		  var->name, value, var->accepted, var->default_text);
+	unsetenv(var->name);
 }
 
 int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg)

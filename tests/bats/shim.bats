@@ -191,9 +191,9 @@ assert_rttime_bounded() {
 	settle '^sees'
 	grep -q '^sees t0 FIFO|RESET$' "$OUT"
 	probe_stop
-	probe_run --root cyclictest-style 1 80
+	probe_run --root RTSHIM_RESET_ON_FORK=1 cyclictest-style 1 80
 	settle '^sees'
-	grep -q '^sees t0 FIFO$' "$OUT"   # the shim added it: hidden
+	grep -q '^sees t0 FIFO$' "$OUT"   # the shim added it (the opt-in): hidden
 	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 80" ]
 }
 
@@ -293,32 +293,32 @@ assert_rttime_bounded() {
 	[ "$output" = "$without" ]
 }
 
-@test "root with privilege: served directly (FIFO, with SCHED_RESET_ON_FORK), rtkit never asked" {
+@test "root with privilege: served directly, exactly as asked (FIFO, no flag added), rtkit never asked" {
 	local before
 	before=$(rtkit_grants)
 	probe_run --root jack2-create
 	settle '^started' 2
-	[ "$(sched_of "$(tid_of audio)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 70" ]
-	[ "$(sched_of "$(tid_of client)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 65" ]
+	[ "$(sched_of "$(tid_of audio)")" = "SCHED_FIFO 70" ]
+	[ "$(sched_of "$(tid_of client)")" = "SCHED_FIFO 65" ]
 	grep -q '^sees audio FIFO 70$' "$OUT"
 	probe_stop
 	probe_run --root cyclictest-style 2
 	settle '^sees' 2
-	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 80" ]
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO 80" ]
 	[ "$(hard_rttime "$PID")" = unlimited ]
 	[ "$(rtkit_grants)" = "$before" ]
 }
 
-@test "RTSHIM_RESET_ON_FORK=0: the privileged path asks exactly what the program asked" {
-	probe_run --root RTSHIM_RESET_ON_FORK=0 cyclictest-style 1
+@test "RTSHIM_RESET_ON_FORK=1: the privileged path adds SCHED_RESET_ON_FORK (the opt-in)" {
+	probe_run --root RTSHIM_RESET_ON_FORK=1 cyclictest-style 1
 	settle '^sees'
-	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO 80" ]
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_FIFO|SCHED_RESET_ON_FORK 80" ]
 }
 
 @test "RTSHIM_POLICY=rr: the privileged path asks SCHED_RR" {
 	probe_run --root RTSHIM_POLICY=rr cyclictest-style 1
 	settle '^sees'
-	[ "$(sched_of "$(tid_of t0)")" = "SCHED_RR|SCHED_RESET_ON_FORK 80" ]
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_RR 80" ]
 }
 
 @test "an already-RT thread asking again costs rtkit nothing (1000 requests, 1 grant)" {
