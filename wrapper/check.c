@@ -145,7 +145,7 @@ int rtrun_check(const struct rtrun_options *o)
 {
 	int timeout = o->timeout_ms ? o->timeout_ms : RTRUN_CHECK_TIMEOUT_MS;
 	struct rtshim_config cfg;
-	struct rlimit rtprio, rttime;
+	struct rlimit rtprio, rttime, memlock;
 	struct rtrun_shim shim;
 	struct rtshim_bus_report bus;
 	const struct rtshim_client_v1 *client = NULL;
@@ -156,7 +156,7 @@ int rtrun_check(const struct rtrun_options *o)
 	char b1[32], b2[32], pol[64];
 	const char *box = sandbox();
 	struct rtrun_rt_result res;
-	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, bad = 0;
+	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, bad = 0, rtkit_said;
 	int want = o->priority ? o->priority : 1, granted_prio = 0, granted_policy = 0;
 	int direct_max = 0;
 	bool direct_ok = false, grant_ok = false, cap = rtrun_have_cap_sys_nice();
@@ -194,6 +194,17 @@ int rtrun_check(const struct rtrun_options *o)
 		     "hard limit to at most %lld us",
 		     rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1),
 		     rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2), (long long)cfg.rttime_us);
+	getrlimit(RLIMIT_MEMLOCK, &memlock);
+	if (memlock.rlim_cur != RLIM_INFINITY && memlock.rlim_cur < RTRUN_MEMLOCK_WANTED)
+		item("RLIMIT_MEMLOCK", "soft %s, hard %s bytes: programs that lock their memory "
+		     "(jackd -R: \"Cannot lock down ... memory\") cannot; raise it for your group, "
+		     "e.g. '@audio - memlock unlimited' in /etc/security/limits.d/audio.conf, and "
+		     "log in again", rtrun_rlim_text(memlock.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(memlock.rlim_max, b2, sizeof b2));
+	else
+		item("RLIMIT_MEMLOCK", "soft %s, hard %s bytes: enough to lock an audio program's "
+		     "memory", rtrun_rlim_text(memlock.rlim_cur, b1, sizeof b1),
+		     rtrun_rlim_text(memlock.rlim_max, b2, sizeof b2));
 	item("sandbox", "%s", box ? box : "none detected");
 	if (!bad)
 		item("environment", "RTSHIM_* settings valid");
@@ -329,6 +340,8 @@ int rtrun_check(const struct rtrun_options *o)
 		}
 	}
 	putchar('\n');
+	/* rtkit's own answer, when it was asked (the program would see EPERM in every case) */
+	rtkit_said = res.d.why == RTSHIM_WHY_REFUSED ? res.d.why_err : 0;
 
 	if (shim_r < 0) {
 		printf("no: rtrun cannot preload librtshim.so.\n");
@@ -363,6 +376,10 @@ int rtrun_check(const struct rtrun_options *o)
 	}
 
 	printf("no: programs started with rtrun will not get realtime.\n");
+	if (res.nice)
+		printf("note: their threads that ask for realtime get rtkit's nice level %d instead "
+		       "(--nice-fallback=refused, the default); their calls still fail as they would "
+		       "without rtrun.\n", lim.min_nice_level);
 	if (!doctor) {
 		printf("fix: reinstall rtshim (make install) so that %s is beside librtshim.so "
 		       "(%s), with libdbus-1 installed.\n", RTSHIM_CLIENT_FILE, shim.native);
@@ -382,10 +399,14 @@ int rtrun_check(const struct rtrun_options *o)
 			printf("fix: start the system bus (dbus-daemon --system, or systemctl start "
 			       "dbus), or point DBUS_SYSTEM_BUS_ADDRESS at it (now: %s).\n",
 			       bus.address);
+	} else if (limits_r == -ENOTCONN && access(RTRUN_RTKIT_DAEMON, X_OK) == 0) {
+		printf("fix: rtkit is installed (%s) but not running, and the bus did not start it: "
+		       "start it (systemctl start rtkit-daemon, or service rtkit start), and check "
+		       "its log (journalctl -u rtkit-daemon, or syslog).\n", RTRUN_RTKIT_DAEMON);
 	} else if (limits_r == -ENOTCONN) {
 		printf("fix: install and enable rtkit (Debian/Ubuntu: apt install rtkit; it is "
 		       "started on demand through the bus).\n");
-	} else if (limits_r == -ETIMEDOUT || grant_r == -ETIMEDOUT) {
+	} else if (limits_r == -ETIMEDOUT || rtkit_said == -ETIMEDOUT) {
 		printf("fix: rtkit-daemon did not answer within %d ms: it may be hung; restart it "
 		       "(systemctl restart rtkit-daemon), or give a longer --timeout.\n", timeout);
 	} else if (limits_r < 0) {
@@ -394,24 +415,31 @@ int rtrun_check(const struct rtrun_options *o)
 	} else if (res.d.why == RTSHIM_WHY_RTTIME_ZERO) {
 		printf("fix: RLIMIT_RTTIME is 0 in this shell, so a realtime thread would be killed at "
 		       "once; start programs from a shell without that limit.\n");
-	} else if (grant_r == -EPERM && (bus.polkit == 0 || bus.polkit == 2)) {
+	} else if (res.d.why == RTSHIM_WHY_STRICT) {
+		printf("fix: --strict (RTSHIM_STRICT=1) refuses priority %d, above rtkit's maximum %d: "
+		       "ask for 1..%d, or drop --strict to have it lowered.\n", want,
+		       lim.max_realtime_priority, lim.max_realtime_priority);
+	} else if (rtkit_said == -EPERM && (bus.polkit == 0 || bus.polkit == 2)) {
 		printf("fix: polkit refuses realtime to this session. rtkit's shipped policy allows "
 		       "only active local sessions (not SSH, not inactive ones): log in at the seat, "
 		       "or allow it with a rule, e.g. as root in "
-		       "/etc/polkit-1/rules.d/49-rtkit-audio.rules:\n%s", polkit_rule);
-	} else if (grant_r == -EPERM) {
+		       "/etc/polkit-1/rules.d/49-rtkit-audio.rules:\n%s"
+		       "     then add yourself to the group the rule names (adduser %s audio) and log "
+		       "in again: a group takes effect only in a new login session.\n", polkit_rule,
+		       pw ? pw->pw_name : "$USER");
+	} else if (rtkit_said == -EPERM) {
 		printf("fix: rtkit refused although polkit allows it: rtkit refuses everything for "
 		       "300 s after its canary fired (see rtkit-daemon's log); try again later.\n");
-	} else if (grant_r == -ENOENT) {
+	} else if (rtkit_said == -ENOENT) {
 		printf("fix: rtkit could not check the request: polkitd is not running, or rtrun runs "
 		       "in a PID namespace of its own (a container); start polkitd, or run on the "
 		       "host.\n");
-	} else if (grant_r == -EBUSY) {
+	} else if (rtkit_said == -EBUSY) {
 		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
 		       "processes, 26 requests per 20 s for all your programs): end other realtime "
 		       "programs or wait 20 s.\n");
 	} else {
-		printf("fix: rtkit refused: %s.\n", rtrun_rtkit_strerror(grant_r));
+		printf("fix: %s.\n", rtrun_rt_error_text(&res, why, sizeof why));
 	}
 	return 1;
 }

@@ -32,6 +32,10 @@
 /* --check waits this long for the bus, rtkit and polkit unless --timeout says otherwise
  * (the first call may have to activate rtkit-daemon). */
 #define RTRUN_CHECK_TIMEOUT_MS 2000
+/* --check: where Debian installs rtkit-daemon, and the RLIMIT_MEMLOCK below which it warns
+ * (jackd locks its memory; 64 MiB holds a JACK server and a few clients). */
+#define RTRUN_RTKIT_DAEMON "/usr/libexec/rtkit-daemon"
+#define RTRUN_MEMLOCK_WANTED (64ULL << 20)
 
 struct rtrun_options {
 	int priority;          /* -p N: 1..99; 0 = not given */
