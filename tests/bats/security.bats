@@ -202,15 +202,15 @@ suid_copy() {
 	# not through as_user: its empty bounding set would leave a set-user-ID root program no
 	# capability; here euid 0 has CAP_SYS_NICE and the direct call succeeds
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --clear-groups env RTSHIM_LOG=debug \
-		"$prog" "$SHIM" 5
+		RTSHIM_RESET_ON_FORK=1 "$prog" "$SHIM" 5
 	echo "$output"
 	[ "${lines[0]}" = "secure at_secure=1 ruid=$(id -u "$TEST_USER") euid=0" ]
 	[ "${lines[1]}" = "call setscheduler rc=0 err=OK" ]
 	[ "${lines[3]}" = "kernel main FIFO 5" ] # no SCHED_RESET_ON_FORK added: the shim did nothing
 	[ "${lines[4]}" = "env rtshim_reads=0" ]
 	[ "${#lines[@]}" = 6 ]
-	# control: root without secure execution, the shim adds the flag
-	run env "$PROBES/secure-probe" "$SHIM" 5
+	# control: root without secure execution reads RTSHIM_RESET_ON_FORK=1 and adds the flag
+	run env RTSHIM_RESET_ON_FORK=1 "$PROBES/secure-probe" "$SHIM" 5
 	[ "${lines[3]}" = "kernel main FIFO|RESET 5" ]
 }
 
