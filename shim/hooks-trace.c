@@ -2,8 +2,13 @@
  * Costs nothing unless one of them is set: then each intercepted request takes the caller's
  * stack (libunwind, loaded with dlopen on first use) and names its frames with dladdr. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
@@ -35,6 +40,60 @@ static void load_unwinder(void)
 	} else {
 		rtshim_log(RTSHIM_LOG_DEBUG, "stacks taken with libunwind");
 	}
+}
+
+#if __SIZEOF_POINTER__ == 8
+#define ELFCLASS ELFCLASS64
+#else
+#define ELFCLASS ELFCLASS32
+#endif
+
+/* A function dladdr cannot name (not exported: a static function, an executable's own) by the
+ * file's symbol table (.symtab), as gdb would; false when the file has none (stripped). */
+static bool symtab_name(const char *file, const void *base, const char *pc, char *name,
+			size_t size, unsigned long *off)
+{
+	bool found = false;
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	void *map = fstat(fd, &st) == 0 && (size_t)st.st_size >= sizeof(ElfW(Ehdr))
+			    ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)
+			    : MAP_FAILED;
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	const char *img = map, *end = img + st.st_size;
+	const ElfW(Ehdr) *eh = map;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
+	/* a shared object's (or PIE's) symbols are relative to where it was loaded */
+	uintptr_t at = (uintptr_t)pc - (eh->e_type == ET_DYN ? (uintptr_t)base : 0);
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS ||
+	    eh->e_shentsize != sizeof *sh || (const char *)(sh + eh->e_shnum) > end)
+		goto out;
+	for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(img + sh[i].sh_offset);
+		const char *str = img + sh[sh[i].sh_link].sh_offset;
+		size_t n = sh[i].sh_size / sizeof *sym;
+		if ((const char *)(sym + n) > end)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || at < sym[k].st_value ||
+			    at >= sym[k].st_value + sym[k].st_size || str + sym[k].st_name >= end)
+				continue;
+			rtshim_format(name, size, "%.*s", (int)(end - (str + sym[k].st_name)),
+				      str + sym[k].st_name);
+			*off = (unsigned long)(at - sym[k].st_value);
+			found = true;
+			break;
+		}
+	}
+out:
+	munmap(map, (size_t)st.st_size);
+	return found;
 }
 
 bool rtshim_trace_wanted(void)
@@ -85,10 +144,18 @@ bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
 		if (c->only[0] && rtshim_only_match(c->only, lib))
 			match = true;
 		if (t->on) {
+			char name[128];
+			unsigned long off;
 			if (info.dli_sname)
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s %s+0x%lx [%p]", shown, lib,
 					   info.dli_sname,
 					   (unsigned long)(pc - (const char *)info.dli_saddr), pcs[i]);
+			/* dladdr names the executable by argv[0], which may be relative */
+			else if (info.dli_fname &&
+				 symtab_name(info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe",
+					     info.dli_fbase, pc, name, sizeof name, &off))
+				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s %s+0x%lx [%p]", shown, lib,
+					   name, off, pcs[i]);
 			else
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s +0x%lx [%p]", shown, lib,
 					   (unsigned long)(pc - (const char *)info.dli_fbase), pcs[i]);

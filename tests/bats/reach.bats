@@ -180,6 +180,8 @@ nice_of() { awk '{ sub(/^.*\) /, ""); print $17 }' "/proc/$1/task/$2/stat"; }
 	grep -Eq "trace: thread $(tid_of a): pthread_setschedparam\(self, FIFO, 10\), called from:" "$ERR"
 	grep -Eq 'trace:   #0 libaska\.so aska_realtime\+0x' "$ERR"
 	grep -Eq 'trace:   #0 libaskb\.so askb_realtime\+0x' "$ERR"
+	# a function the executable does not export is named from its symbol table, as gdb does
+	grep -Eq 'trace:   #1 two-libs via_a\+0x' "$ERR"
 	grep -Eq "thread $(tid_of b): FIFO/10 requested → rtkit RR/10" "$ERR"
 	grep -Eq "trace: thread $(tid_of b): pthread_setschedparam\(self, FIFO, 10\) → OK" "$ERR"
 	# libunwind was loaded for it
