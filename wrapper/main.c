@@ -30,6 +30,7 @@ enum {
 	OPT_INHERIT,
 	OPT_NICE_FALLBACK,
 	OPT_ONLY,
+	OPT_REQUIRE_RT,
 };
 
 static const struct option longopts[] = {
@@ -51,6 +52,8 @@ static const struct option longopts[] = {
 	{ "inherit", no_argument, NULL, OPT_INHERIT },
 	{ "nice-fallback", optional_argument, NULL, OPT_NICE_FALLBACK },
 	{ "only", required_argument, NULL, OPT_ONLY },
+	{ "all-tasks", no_argument, NULL, 'a' },
+	{ "require-rt", no_argument, NULL, OPT_REQUIRE_RT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -60,7 +63,7 @@ static void usage(void)
 {
 	fputs("Usage: rtrun [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       rtrun --check [OPTIONS]\n"
-	      "       rtrun --pid PID [-p N] [OPTIONS]\n"
+	      "       rtrun --pid ID -p N [-a] [OPTIONS]\n"
 	      "\n"
 	      "Run COMMAND with librtshim.so preloaded, so that its own requests for realtime\n"
 	      "scheduling (SCHED_FIFO/SCHED_RR) succeed through rtkit-daemon when the kernel\n"
@@ -69,6 +72,9 @@ static void usage(void)
 	      "Options:\n"
 	      "  -p, --priority N     also make COMMAND's main thread realtime at priority N (1..99)\n"
 	      "                       before it starts, like chrt -r N; with --pid: the priority\n"
+	      "                       (unlike chrt, taskset and renice, -p is never a PID here)\n"
+	      "      --require-rt     with -p: if the main thread cannot be made realtime, fail\n"
+	      "                       (exit 125) instead of running COMMAND without it\n"
 	      "      --policy rr|fifo policy asked for when the direct call is allowed\n"
 	      "      --rttime USEC    RLIMIT_RTTIME to set before asking rtkit (1..3600000000;\n"
 	      "                       never above rtkit's RTTimeUSecMax)\n"
@@ -103,8 +109,9 @@ static void usage(void)
 	      "                       refuses realtime), off; the program's call still fails\n"
 	      "      --check          tell whether programs started with rtrun get realtime here,\n"
 	      "                       and what to fix if not (exit status 0 yes, 1 no)\n"
-	      "      --pid PID        make every thread of running process PID realtime\n"
-	      "                       (priority -p N, default 10)\n"
+	      "      --pid ID         make a running thread realtime at priority -p N, like\n"
+	      "                       chrt -p: process ID's main thread, or thread ID\n"
+	      "  -a, --all-tasks      with --pid: every thread of the process, like chrt -a\n"
 	      "  -h, --help           show this help and exit\n"
 	      "  -V, --version        show the version and exit\n"
 	      "\n"
@@ -151,7 +158,7 @@ int main(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:vqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:avqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (rtrun_parse_int(optarg, 1, 99, &v) < 0)
@@ -233,6 +240,12 @@ int main(int argc, char **argv)
 				return usage_error("invalid PID '%s'", optarg);
 			o.pid = (pid_t)v;
 			break;
+		case 'a':
+			o.all_tasks = true;
+			break;
+		case OPT_REQUIRE_RT:
+			o.require_rt = true;
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -254,6 +267,15 @@ int main(int argc, char **argv)
 
 	if (o.check && o.pid)
 		return usage_error("%s", "--check and --pid cannot be combined");
+	if (o.pid && !o.priority)
+		return usage_error("%s", "--pid needs -p N, the priority (rtkit allows 1..20 by default)");
+	if (o.all_tasks && !o.pid)
+		return usage_error("%s", "-a (--all-tasks) goes with --pid");
+	if (o.require_rt && !o.priority)
+		return usage_error("%s", "--require-rt goes with -p N");
+	if (o.top_text && strcmp(o.map_text ? o.map_text
+			 : getenv("RTSHIM_PRIO_MAP") ? getenv("RTSHIM_PRIO_MAP") : "clamp", "offset"))
+		rtrun_log(RTRUN_WARNING, "--top %s has an effect only with --map offset", o.top_text);
 	if ((o.check || o.pid) && optind < argc)
 		return usage_error("%s takes no command", o.check ? "--check" : "--pid");
 	if (o.check)

@@ -1,7 +1,8 @@
-/* pid.c — `rtrun --pid PID [-p N]`: make every thread of a running process realtime, like
- * `chrt -p`, through rtkit's WithPID call when the direct one is refused (its RLIMIT_RTTIME
- * bounded with prlimit first).  One line per thread on stdout; exit 0 when every thread that
- * still exists is realtime, 1 otherwise. */
+/* pid.c — `rtrun --pid ID -p N [-a]`: make a running thread realtime, like `chrt -p`: ID is a
+ * process (its main thread) or one thread of it (a TID); with -a every thread of the process,
+ * like `chrt -a -p`.  Through rtkit's WithPID call when the direct one is refused (its
+ * RLIMIT_RTTIME bounded with prlimit first).  One line per thread on stdout; exit 0 when every
+ * thread that still exists is realtime, 1 otherwise. */
 #include <dirent.h>
 #include <errno.h>
 #include <pwd.h>
@@ -105,17 +106,20 @@ int rtrun_pid(const struct rtrun_options *o)
 {
 	struct rtshim_config cfg;
 	struct rtrun_rt_request req = { 0 };
-	pid_t pid = o->pid, *tids = NULL;
+	pid_t pid = o->pid, id = o->pid, *tids = NULL;
 	size_t count = 0, ok = 0, gone = 0;
 	uid_t owner;
 	char comm[64], u1[64], u2[64], pol[64];
 	bool stop = false, told_clamp = false;
 	int r, exit_status;
 
-	r = rtshim_proc_owner(pid, &owner);
+	/* a TID names its process and that one thread */
+	r = rtshim_proc_tgid(id, &pid);
+	if (r == 0)
+		r = rtshim_proc_owner(pid, &owner);
 	if (r < 0) {
 		if (r == -ENOENT)
-			rtrun_log(RTRUN_ERROR, "no process with PID %d", (int)pid);
+			rtrun_log(RTRUN_ERROR, "no process or thread with ID %d", (int)id);
 		else
 			rtrun_log(RTRUN_ERROR, "cannot read /proc/%d: %s", (int)pid, strerror(-r));
 		return 1;
@@ -133,7 +137,16 @@ int rtrun_pid(const struct rtrun_options *o)
 		return 1;
 	rtrun_client_set_timeout_ms(cfg.timeout_ms);
 
-	r = list_threads(pid, &tids, &count);
+	if (o->all_tasks) {
+		r = list_threads(pid, &tids, &count);
+	} else {
+		tids = malloc(sizeof *tids);
+		r = tids ? 0 : -ENOMEM;
+		if (tids) {
+			tids[0] = id;
+			count = 1;
+		}
+	}
 	if (r < 0) {
 		rtrun_log(RTRUN_ERROR, "cannot list the threads of process %d: opendir(/proc/%d/task): "
 			  "%s", (int)pid, (int)pid, strerror(-r));
@@ -141,11 +154,8 @@ int rtrun_pid(const struct rtrun_options *o)
 	}
 
 	req.pid = pid == getpid() ? 0 : pid;
-	req.priority = o->priority ? o->priority : RTRUN_DEFAULT_PID_PRIORITY;
+	req.priority = o->priority;
 	req.policy = o->policy >= 0 ? o->policy : SCHED_RR;
-	/* Without -p the default priority is only a default: map it, never refuse it. */
-	if (!o->priority)
-		cfg.strict = false;
 	req.cfg = &cfg;
 
 	for (size_t i = 0; i < count; i++) {
@@ -180,8 +190,10 @@ int rtrun_pid(const struct rtrun_options *o)
 	}
 	fflush(stdout);
 	exit_status = ok + gone == count && ok > 0 ? 0 : 1;
-	rtrun_log(exit_status ? RTRUN_ERROR : RTRUN_INFO, "%zu of %zu threads of process %d are "
-		  "realtime%s", ok, count - gone, (int)pid, exit_status ? "" : " now");
+	if (o->all_tasks || exit_status)
+		rtrun_log(exit_status ? RTRUN_ERROR : RTRUN_INFO, "%zu of %zu thread%s of process %d "
+			  "%s realtime%s", ok, count - gone, count - gone == 1 ? "" : "s", (int)pid,
+			  ok == 1 ? "is" : "are", exit_status ? "" : " now");
 	free(tids);
 	return exit_status;
 }

@@ -27,8 +27,6 @@
 #endif
 
 #define RTRUN_SHIM_FILE "librtshim.so"
-/* rtkit's default MaxRealtimePriority is 20: --pid without -p asks this (clamped to the max). */
-#define RTRUN_DEFAULT_PID_PRIORITY 10
 /* --check waits this long for the bus, rtkit and polkit unless --timeout says otherwise
  * (the first call may have to activate rtkit-daemon). */
 #define RTRUN_CHECK_TIMEOUT_MS 2000
@@ -49,7 +47,9 @@ struct rtrun_options {
 	bool trace;
 	int verbose;           /* -v count; -1 = --quiet */
 	bool check;            /* --check */
-	pid_t pid;             /* --pid PID; 0 = not given */
+	pid_t pid;             /* --pid ID (a process or one of its threads); 0 = not given */
+	bool all_tasks;        /* -a: --pid acts on every thread of the process */
+	bool require_rt;       /* --require-rt: a failed -p is an error, COMMAND does not run */
 	const char *map_text;  /* --map clamp|scale|offset (validated); NULL = not given */
 	const char *top_text;  /* --top N (validated); NULL = not given */
 	const char *runaway_text; /* --runaway demote|kill (validated); NULL = not given */

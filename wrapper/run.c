@@ -219,8 +219,9 @@ static void warn_about_command(const char *cmd, const char *path, const struct r
 	}
 }
 
-/* -p N: make this (the main) thread realtime; exec keeps the thread and its policy. */
-static void main_thread_realtime(const struct rtrun_options *o, const struct rtshim_config *cfg,
+/* -p N: make this (the main) thread realtime; exec keeps the thread and its policy.  false
+ * when it is not (said). */
+static bool main_thread_realtime(const struct rtrun_options *o, const struct rtshim_config *cfg,
 				 const char *cmd)
 {
 	struct rtrun_rt_request req = {
@@ -238,16 +239,19 @@ static void main_thread_realtime(const struct rtrun_options *o, const struct rts
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);
 	r = rtrun_make_realtime(&req, &res);
 	if (r < 0) {
+		enum rtrun_level level = o->require_rt ? RTRUN_ERROR : RTRUN_WARNING;
+		const char *then = o->require_rt ? "not running" : "running";
+
 		if (res.d.why == RTSHIM_WHY_STRICT)
-			rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d and --strict "
-				  "forbids another one: running %s without realtime", o->priority,
-				  res.rtkit_max, cmd);
+			rtrun_log(level, "priority %d is above rtkit's maximum %d and --strict "
+				  "forbids another one: %s %s without realtime", o->priority,
+				  res.rtkit_max, then, cmd);
 		else
-			rtrun_log(RTRUN_WARNING, "cannot make the main thread realtime: %s; running %s "
-				  "without it%s (rtrun --check tells why)",
-				  rtrun_rt_error_text(&res, why, sizeof why), cmd,
-				  res.nice ? ", at a nice level from rtkit instead" : "");
-		return;
+			rtrun_log(level, "cannot make the main thread realtime: %s; %s %s without "
+				  "it%s (rtrun --check tells why)",
+				  rtrun_rt_error_text(&res, why, sizeof why), then, cmd,
+				  res.nice && !o->require_rt ? ", at a nice level from rtkit instead" : "");
+		return false;
 	}
 	if (res.d.prio_changed && o->priority > res.rtkit_max)
 		rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: the main thread got %d",
@@ -258,6 +262,7 @@ static void main_thread_realtime(const struct rtrun_options *o, const struct rts
 	if (rtrun_thread_sched(req.tid, &policy, &prio) == 0)
 		rtrun_log(RTRUN_INFO, "main thread: %s %d, %s",
 			  rtrun_policy_text(policy, pol, sizeof pol), prio, res.how);
+	return true;
 }
 
 int rtrun_run(const struct rtrun_options *o, char **argv)
@@ -297,8 +302,8 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	r = rtrun_resolve_command(argv[0], path, sizeof path);
 	if (r == 0) {
 		warn_about_command(argv[0], path, &shim, o, 0);
-		if (o->priority)
-			main_thread_realtime(o, &cfg, argv[0]);
+		if (o->priority && !main_thread_realtime(o, &cfg, argv[0]) && o->require_rt)
+			return RTRUN_EXIT_ERROR;
 	}
 
 	fflush(NULL);

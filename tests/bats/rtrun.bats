@@ -85,8 +85,8 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	run -0 "$RTRUN" --version
 	[[ $output == "rtrun (rtshim) "[0-9]* ]]
 	run -0 "$RTRUN" --help
-	for o in --priority --policy --rttime --timeout --no-reset-on-fork --strict --verbose \
-		--quiet --trace --check --pid --help --version; do
+	for o in --priority --policy --rttime --timeout --no-reset-on-fork --reset-on-fork --strict \
+		--verbose --quiet --trace --check --pid --all-tasks --require-rt --help --version; do
 		[[ $output == *"$o"* ]] || { echo "--help does not mention $o"; return 1; }
 	done
 	run -0 "$RTRUN" -h
@@ -102,6 +102,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 		"--pid 0" "--pid x" "--pid -1" "--pid"
 		"--no-such-option true" "-x true" "-p"
 		"--check --pid 1" "--check true" "--pid 1 true"
+		"--pid 1" "-a true" "--all-tasks -p 5 true" "--require-rt true"
 	)
 	local args
 	for args in "${bad[@]}"; do
@@ -298,7 +299,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $output == *"daemon client   cannot be loaded: $t/lib/$MULTIARCH/rtshim/librtshim-client.so"* ]]
 	[[ $output == *"fix: reinstall rtshim"* ]]
 	bg_run sh -c "$SH_WAIT"
-	run -1 --separate-stderr as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' --pid $PID"
+	run -1 --separate-stderr as_user sh -c "cd '$t/cwd' && exec '$t/bin/rtrun' --pid $PID -p 5"
 	[[ $output == *"unchanged: the daemon client cannot be loaded: "* ]]
 }
 
@@ -519,7 +520,7 @@ EOF
 	local i
 	for ((i = 0; i < 100; i++)); do (($(ls /proc/"$PID"/task | wc -l) >= 5)) && break; sleep 0.05; done
 	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
-	run -0 as_user "$RTRUN" --pid "$PID" -p 12
+	run -0 as_user "$RTRUN" --pid "$PID" -p 12 -a
 	[ "${#lines[@]}" -eq 5 ]
 	local t
 	for t in /proc/"$PID"/task/*; do
@@ -531,33 +532,70 @@ EOF
 	grep -q "Successfully made thread .* of process $PID" "$TB_DIR/rtkit.log"
 }
 
-@test "--pid without -p: priority 10; above the maximum: clamped with a warning" {
+@test "--pid acts on one thread as chrt -p does (a PID: its main thread; a TID: that thread); -a: all" {
+	bg_run "$PROBES/cyclictest-style" 2 80
+	local i
+	for ((i = 0; i < 100; i++)); do (($(ls /proc/"$PID"/task | wc -l) >= 3)) && break; sleep 0.05; done
+	local tid
+	tid=$(ls /proc/"$PID"/task | grep -vx "$PID" | head -n1)
+	# a TID: that thread only, labelled with its process
+	run -0 as_user "$RTRUN" --pid "$tid" -p 7
+	[ "${#lines[@]}" -eq 1 ]
+	[[ ${lines[0]} == "pid $PID thread $tid "*": SCHED_RR|SCHED_RESET_ON_FORK 7, through rtkit" ]]
+	[ "$(sched_of "$PID" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 7" ]
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
+	# the PID: the main thread only
+	run -0 as_user "$RTRUN" --pid "$PID" -p 6
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 6" ]
+	[ "$(sched_of "$PID" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 7" ]
+}
+
+@test "--pid needs -p (no silent default); above the maximum: clamped with a warning" {
 	bg_run sh -c "$SH_WAIT"
-	run -0 as_user "$RTRUN" --pid "$PID"
-	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
+	run -125 --separate-stderr as_user "$RTRUN" --pid "$PID"
+	[[ $stderr == *"--pid needs -p N"* ]]
+	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
 	run -0 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 90
 	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
 	[[ $stderr == *"priority 90 is above rtkit's maximum $MAXPRIO"* ]]
 }
 
+@test "-p --require-rt: a failed -p is an error and the command does not run" {
+	polkit_deny
+	run -125 --separate-stderr as_user "$RTRUN" -p 10 --require-rt sh -c 'echo ran'
+	[ -z "$output" ]
+	[[ $stderr == "rtrun: cannot make the main thread realtime: rtkit refused"*"not running sh without it"* ]]
+	# without it, a warning and the command runs
+	run -0 --separate-stderr as_user "$RTRUN" -p 10 sh -c 'echo ran'
+	[ "$output" = ran ]
+}
+
+@test "--top without --map offset is said to have no effect" {
+	run -0 --separate-stderr as_user "$RTRUN" --top 70 true
+	[[ $stderr == *"--top 70 has an effect only with --map offset"* ]]
+	run -0 --separate-stderr as_user "$RTRUN" --map offset --top 70 true
+	[ -z "$stderr" ]
+}
+
 @test "--pid: another user's process is a clear error, exit 1" {
 	bg_run --root sh -c "$SH_WAIT"
-	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID"
+	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5
 	[[ $stderr == "rtrun: process $PID (cat) belongs to user root (uid 0), not to you ($TEST_USER, uid "*"): neither the kernel nor rtkit lets a user change another user's process" ]]
 	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
-	run -1 --separate-stderr as_user "$RTRUN" --pid 1
+	run -1 --separate-stderr as_user "$RTRUN" --pid 1 -p 5
 	[[ $stderr == *"belongs to user root"* ]]
 }
 
 @test "--pid: no such process, exit 1" {
-	run -1 --separate-stderr as_user "$RTRUN" --pid 2147483647
-	[ "$stderr" = "rtrun: no process with PID 2147483647" ]
+	run -1 --separate-stderr as_user "$RTRUN" --pid 2147483647 -p 5
+	[ "$stderr" = "rtrun: no process or thread with ID 2147483647" ]
 }
 
 @test "--pid when polkit refuses: each thread reported unchanged, exit 1" {
 	bg_run "$PROBES/cyclictest-style" 2 80
 	polkit_deny
-	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5
+	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5 -a
 	[[ ${lines[0]} == "pid $PID thread $PID "*": unchanged: rtkit refused: polkit does not allow realtime"* ]]
 	[[ ${lines[1]} == *": not tried" ]]
 	[[ $stderr == *"0 of 3 threads of process $PID are realtime"* ]]
@@ -692,7 +730,7 @@ EOF
 		--errors-for-leak-kinds=definite "$RTRUN" -p 3 true
 	bg_run sh -c "$SH_WAIT"
 	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite "$RTRUN" --pid "$PID"
+		--errors-for-leak-kinds=definite "$RTRUN" --pid "$PID" -p 3
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -739,8 +777,9 @@ EOF
 	[ -z "$output" ]
 	local text o
 	text=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
-	for o in --priority --policy --rttime --timeout --no-reset-on-fork --strict --verbose \
-		--quiet --trace --check --pid --help --version RTSHIM_LOG RTSHIM_TIMEOUT_MS \
+	for o in --priority --policy --rttime --timeout --no-reset-on-fork --reset-on-fork --strict \
+		--verbose --quiet --trace --check --pid --all-tasks --require-rt --help --version \
+		RTSHIM_LOG RTSHIM_TIMEOUT_MS \
 		RTSHIM_RTTIME_US RTSHIM_RESET_ON_FORK RTSHIM_STRICT RTSHIM_POLICY RTSHIM_TRACE \
 		--map --top --runaway --inherit RTSHIM_PRIO_MAP RTSHIM_TOP RTSHIM_RUNAWAY RTSHIM_INHERIT \
 		"EXIT STATUS" 125 126 127 "rtshim(7)"; do
