@@ -31,6 +31,7 @@ enum {
 	OPT_NICE_FALLBACK,
 	OPT_ONLY,
 	OPT_REQUIRE_RT,
+	OPT_STATUS,
 };
 
 static const struct option longopts[] = {
@@ -54,6 +55,7 @@ static const struct option longopts[] = {
 	{ "only", required_argument, NULL, OPT_ONLY },
 	{ "all-tasks", no_argument, NULL, 'a' },
 	{ "require-rt", no_argument, NULL, OPT_REQUIRE_RT },
+	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -64,6 +66,7 @@ static void usage(void)
 	fputs("Usage: rtrun [OPTIONS] [--] COMMAND [ARG...]\n"
 	      "       rtrun --check [OPTIONS]\n"
 	      "       rtrun --pid ID -p N [-a] [OPTIONS]\n"
+	      "       rtrun --status [PID]\n"
 	      "\n"
 	      "Run COMMAND with librtshim.so preloaded, so that its own requests for realtime\n"
 	      "scheduling (SCHED_FIFO/SCHED_RR) succeed through rtkit-daemon when the kernel\n"
@@ -112,6 +115,9 @@ static void usage(void)
 	      "      --pid ID         make a running thread realtime at priority -p N, like\n"
 	      "                       chrt -p: process ID's main thread, or thread ID\n"
 	      "  -a, --all-tasks      with --pid: every thread of the process, like chrt -a\n"
+	      "      --status [PID]   which of your processes run with the shim, and each thread's\n"
+	      "                       policy, priority, nice level and state (realtime,\n"
+	      "                       realtime-ended, nice-instead, normal), as key=value lines\n"
 	      "  -h, --help           show this help and exit\n"
 	      "  -V, --version        show the version and exit\n"
 	      "\n"
@@ -246,6 +252,9 @@ int main(int argc, char **argv)
 		case OPT_REQUIRE_RT:
 			o.require_rt = true;
 			break;
+		case OPT_STATUS:
+			o.status = true;
+			break;
 		case 'h':
 			usage();
 			return 0;
@@ -265,6 +274,16 @@ int main(int argc, char **argv)
 	}
 	rtrun_set_verbosity(o.verbose);
 
+	if (o.status) {
+		if (o.check || o.pid)
+			return usage_error("%s", "--status goes alone (with an optional PID)");
+		if (optind < argc) {
+			if (optind + 1 < argc || rtrun_parse_int(argv[optind], 1, INT32_MAX, &v) < 0)
+				return usage_error("--status takes one PID, not '%s'", argv[optind]);
+			o.status_pid = (pid_t)v;
+		}
+		return rtrun_status(&o);
+	}
 	if (o.check && o.pid)
 		return usage_error("%s", "--check and --pid cannot be combined");
 	if (o.pid && !o.priority)

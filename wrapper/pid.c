@@ -3,7 +3,6 @@
  * like `chrt -a -p`.  Through rtkit's WithPID call when the direct one is refused (its
  * RLIMIT_RTTIME bounded with prlimit first).  One line per thread on stdout; exit 0 when every
  * thread that still exists is realtime, 1 otherwise. */
-#include <dirent.h>
 #include <errno.h>
 #include <pwd.h>
 #include <sched.h>
@@ -15,78 +14,6 @@
 #include "config.h"
 #include "procfs.h"
 #include "rtrun.h"
-
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The thread ids of `pid`, sorted (the main thread first).  malloc'd array in *out. */
-static int list_threads(pid_t pid, pid_t **out, size_t *count)
-{
-	char path[64];
-	DIR *d;
-	struct dirent *e;
-	pid_t *v = NULL;
-	size_t n = 0, cap = 0;
-
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((e = readdir(d))) {
-		long long tid;
-
-		if (rtrun_parse_int(e->d_name, 1, INT_MAX, &tid) < 0)
-			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			pid_t *nv = realloc(v, ncap * sizeof *nv);
-
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
-			cap = ncap;
-		}
-		v[n++] = (pid_t)tid;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof *v, cmp_pid);
-	*out = v;
-	*count = n;
-	return 0;
-}
-
-static void comm_of(pid_t pid, pid_t tid, char *buf, size_t size)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	buf[0] = '\0';
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(buf, (int)size, f))
-			buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
-	if (!buf[0])
-		snprintf(buf, size, "?");
-}
-
-static bool thread_exists(pid_t pid, pid_t tid)
-{
-	char path[64];
-
-	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)pid, (int)tid);
-	return access(path, F_OK) == 0;
-}
 
 static const char *user_name(uid_t uid, char *buf, size_t size)
 {
@@ -124,7 +51,7 @@ int rtrun_pid(const struct rtrun_options *o)
 			rtrun_log(RTRUN_ERROR, "cannot read /proc/%d: %s", (int)pid, strerror(-r));
 		return 1;
 	}
-	comm_of(pid, pid, comm, sizeof comm);
+	rtrun_comm_of(pid, pid, comm, sizeof comm);
 	if (owner != geteuid() && !rtrun_have_cap_sys_nice()) {
 		rtrun_log(RTRUN_ERROR, "process %d (%s) belongs to user %s (uid %u), not to you (%s, "
 			  "uid %u): neither the kernel nor rtkit lets a user change another user's "
@@ -138,7 +65,7 @@ int rtrun_pid(const struct rtrun_options *o)
 	rtrun_client_set_timeout_ms(cfg.timeout_ms);
 
 	if (o->all_tasks) {
-		r = list_threads(pid, &tids, &count);
+		r = rtrun_list_threads(pid, &tids, &count);
 	} else {
 		tids = malloc(sizeof *tids);
 		r = tids ? 0 : -ENOMEM;
@@ -164,7 +91,7 @@ int rtrun_pid(const struct rtrun_options *o)
 		int policy, prio;
 
 		req.tid = tids[i];
-		comm_of(pid, req.tid, comm, sizeof comm);
+		rtrun_comm_of(pid, req.tid, comm, sizeof comm);
 		printf("pid %d thread %d (%s): ", (int)pid, (int)req.tid, comm);
 		if (stop) {
 			printf("not tried\n");
@@ -179,7 +106,7 @@ int rtrun_pid(const struct rtrun_options *o)
 				rtrun_log(RTRUN_WARNING, "priority %d is above rtkit's maximum %d: asked "
 					  "for %d", req.priority, res.rtkit_max, res.priority);
 			}
-		} else if (r == 0 || r == -ESRCH || (r == -ENOENT && !thread_exists(pid, req.tid))) {
+		} else if (r == 0 || r == -ESRCH || (r == -ENOENT && !rtrun_thread_exists(pid, req.tid))) {
 			/* The thread ended meanwhile. */
 			printf("exited\n");
 			gone++;

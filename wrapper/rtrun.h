@@ -47,6 +47,8 @@ struct rtrun_options {
 	bool trace;
 	int verbose;           /* -v count; -1 = --quiet */
 	bool check;            /* --check */
+	bool status;           /* --status */
+	pid_t status_pid;      /* --status PID; 0 = every process of the user with the shim */
 	pid_t pid;             /* --pid ID (a process or one of its threads); 0 = not given */
 	bool all_tasks;        /* -a: --pid acts on every thread of the process */
 	bool require_rt;       /* --require-rt: a failed -p is an error, COMMAND does not run */
@@ -169,9 +171,18 @@ bool rtrun_have_cap_sys_nice(void);
 /* The thread's current policy (with flags) and priority; -errno. */
 int rtrun_thread_sched(pid_t tid, int *policy, int *priority);
 
+/* proc.c — reading /proc. */
+/* The thread ids of `pid`, sorted (the main thread first).  malloc'd array in *out. */
+int rtrun_list_threads(pid_t pid, pid_t **out, size_t *count);
+/* A thread's name ("?" when it cannot be read). */
+void rtrun_comm_of(pid_t pid, pid_t tid, char *buf, size_t size);
+bool rtrun_thread_exists(pid_t pid, pid_t tid);
+
 /* check.c / pid.c: exit status 0 (yes / all threads) or 1. */
 int rtrun_check(const struct rtrun_options *o);
 int rtrun_pid(const struct rtrun_options *o);
+/* status.c: `rtrun --status [PID]`; exit status 0, or 1 when PID does not exist. */
+int rtrun_status(const struct rtrun_options *o);
 
 /* client.c — librtshim-client.so (libdbus-1), loaded from the shim's directory on first
  * need: rtrun itself links libc only. */

@@ -612,6 +612,41 @@ EOF
 # ---------------------------------------------------------------------------------------------
 # --check
 
+# ---------------------------------------------------------------------------------------------
+# --status
+
+# ask CMD: send one command to the shim-script started by bg_run, wait for its result line.
+ask() {
+	echo "$1" >&8
+	local i
+	for ((i = 0; i < 200; i++)); do grep -q "^$1: " "$OUT" && return 0; sleep 0.05; done
+	echo "no answer to $1:"; cat "$OUT" "$ERR"; return 1
+}
+
+@test "--status: the processes with the shim, each thread's policy, nice level and state, from the kernel" {
+	bg_run "$RTRUN" "$PROBES/shim-script"
+	ask 'self 5'
+	run -0 as_user "$RTRUN" --status
+	[[ $output == *"process pid=$PID comm=shim-script shim=yes rttime_soft="*" rttime_hard=$RTTIME_MAX threads=1 realtime=1"* ]]
+	[[ $output == *"  thread tid=$PID comm=shim-script policy=SCHED_RR|SCHED_RESET_ON_FORK prio=5 nice=0 cpu_ms="*" state=realtime"* ]]
+	# the grant ended (a drop, or the runaway guard): said so
+	ask 'drop'
+	run -0 as_user "$RTRUN" --status "$PID"
+	[[ $output == *"thread tid=$PID comm=shim-script policy=SCHED_OTHER|SCHED_RESET_ON_FORK prio=0 nice=0 "*"state=realtime-ended"* ]]
+	# rtkit allows nice levels only: the nice fallback
+	touch "$WORK/polkit-changed"; tb_polkit nice-only
+	ask 'self 6'
+	run -0 as_user "$RTRUN" --status "$PID"
+	[[ $output == *"thread tid=$PID comm=shim-script policy=SCHED_OTHER|SCHED_RESET_ON_FORK prio=0 nice=-15 "*"state=nice-instead"* ]]
+	# a process without the shim is not listed, and is said to have none when asked about
+	bg_stop
+	run -0 as_user "$RTRUN" --status
+	[[ $output != *"pid=$PID "* ]]
+	run -0 as_user sh -c "exec '$RTRUN' --status \$\$"
+	[[ $output == "process pid="*" comm=rtrun shim=no "* ]]
+	run -1 as_user "$RTRUN" --status 2147483647
+}
+
 @test "--check with rtkit and polkit allowing: yes, the limits, the priority range, exit 0" {
 	run -0 as_user "$RTRUN" --check
 	[[ $output == *"RLIMIT_RTPRIO   soft 0, hard 0: direct realtime requests fail with EPERM"* ]]
