@@ -47,7 +47,7 @@ jack_pair() {
 	jack_pair --map scale
 	(($(prio_of "$AUDIO") > $(prio_of "$PROC")))
 	# 1..99 onto 1..20: 70 → 14, 65 → 13
-	((RTKIT_MAX != 20)) || { [ "$(prio_of "$AUDIO")" = 14 ] && [ "$(prio_of "$PROC")" = 13 ]; }
+	((RTKIT_MAX != 20)) || { [ "$(prio_of "$AUDIO")" = 14 ] && [ "$(prio_of "$PROC")" = 13 ] || false; }
 }
 
 @test "jackd -P 70 + client, rtrun --map offset --top 70: 70 → max, 65 → max-5" {

@@ -189,7 +189,7 @@ nice_of() { awk '{ sub(/^.*\) /, ""); print $17 }' "/proc/$1/task/$2/stat"; }
 @test "trace: libunwind is not loaded without RTSHIM_TRACE/RTSHIM_ONLY; rtrun --trace turns it on" {
 	probe_run two-libs 10
 	[ "$(call_of a)" = "rc=0 err=OK" ]
-	! grep -q 'libunwind' "/proc/$PID/maps"
+	! grep -q 'libunwind' "/proc/$PID/maps" || false
 	[ ! -s "$ERR" ]
 	probe_stop
 	run -0 as_user "$RTRUN" --trace "$PROBES/two-libs" 10 </dev/null

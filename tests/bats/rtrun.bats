@@ -144,7 +144,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 
 @test "rtrun: each option sets its RTSHIM_* variable; nothing set without options" {
 	run -0 as_user env -u RTSHIM_LOG "$RTRUN" env
-	! grep -q '^RTSHIM_' <<<"$output"
+	! grep -q '^RTSHIM_' <<<"$output" || false
 	run -0 as_user "$RTRUN" -v --timeout 100 --rttime 5000 --policy FIFO --no-reset-on-fork \
 		--strict --trace env
 	grep -qx 'RTSHIM_LOG=info' <<<"$output"
@@ -372,7 +372,7 @@ EOF
 	chmod 755 "$WORK/fifo32"
 	bg_run "$RTRUN" "$WORK/fifo32"
 	if [[ -e $PFX/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
-		! grep -q 'wrong ELF class\|ld.so' "$ERR"
+		! grep -q 'wrong ELF class\|ld.so' "$ERR" || false
 		grep -qx 'rc 0' "$OUT"
 		[[ $(sched_of "$PID") == "SCHED_RR|SCHED_RESET_ON_FORK 10" ]]
 	else
