@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Priority mapping with a real JACK2 server and client (issue 8), as the unprivileged test user
-# against the real rtkit stack with rtkit's DEFAULT limits (MaxRealtimePriority 20).
+# Priority mapping with a real JACK2 server and client, as the unprivileged test user against
+# the real rtkit stack with rtkit's DEFAULT limits (MaxRealtimePriority 20).
 # `jackd -R -P 70` runs its audio thread at 70 and tells its clients to run their process
 # threads at 65.  rtkit refuses anything above 20: clamping collapses both to 20; `--map scale`
 # and `--map offset --top 70` keep the server's audio thread above the client's process thread.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Issue 9 end to end, against the real stack as the unprivileged test user:
+# Nice levels, the Realtime portal and the trace end to end, against the real stack as the
+# unprivileged test user:
 #  - nice levels through rtkit: setpriority()/nice() interposed, RTSHIM_NICE_FALLBACK;
 #  - sandboxed programs ($SNAP set) talk to the real xdg-desktop-portal (Realtime portal) on a
 #    private session bus, which forwards to the testbed's rtkit; never on the host;
