@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# Priority mapping with a real JACK2 server and client (issue 8), as the unprivileged test user
-# against the real rtkit stack with rtkit's DEFAULT limits (MaxRealtimePriority 20).
+# Priority mapping with a real JACK2 server and client, as the unprivileged test user against
+# the real rtkit stack with rtkit's DEFAULT limits (MaxRealtimePriority 20).
 # `jackd -R -P 70` runs its audio thread at 70 and tells its clients to run their process
 # threads at 65.  rtkit refuses anything above 20: clamping collapses both to 20; `--map scale`
 # and `--map offset --top 70` keep the server's audio thread above the client's process thread.
@@ -47,7 +47,7 @@ jack_pair() {
 	jack_pair --map scale
 	(($(prio_of "$AUDIO") > $(prio_of "$PROC")))
 	# 1..99 onto 1..20: 70 → 14, 65 → 13
-	((RTKIT_MAX != 20)) || { [ "$(prio_of "$AUDIO")" = 14 ] && [ "$(prio_of "$PROC")" = 13 ]; }
+	((RTKIT_MAX != 20)) || { [ "$(prio_of "$AUDIO")" = 14 ] && [ "$(prio_of "$PROC")" = 13 ] || false; }
 }
 
 @test "jackd -P 70 + client, rtrun --map offset --top 70: 70 → max, 65 → max-5" {

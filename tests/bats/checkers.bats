@@ -111,7 +111,7 @@ tsan_herd() { tsan "$@" herd 64 10 </dev/null; }
 	run tsan_herd RTSHIM_TIMEOUT_MS=10000 # TSan is slow: the budget spans 64 round trips
 	echo "$output" | grep -v '^thread '
 	[ "$status" -eq 0 ]
-	! grep -q 'ThreadSanitizer' <<<"$output"
+	! grep -q 'ThreadSanitizer' <<<"$output" || false
 	grep -q '^threads=64 ok=64 eperm=0 other_errors=0 ok_but_not_rt=0 failed_but_rt=0$' <<<"$output"
 }
 
@@ -123,7 +123,7 @@ tsan_herd() { tsan "$@" herd 64 10 </dev/null; }
 		--processes-per-user-max=1000
 	echo "$output" | grep -v '^thread '
 	[ "$status" -eq 0 ]
-	! grep -q 'ThreadSanitizer' <<<"$output"
+	! grep -q 'ThreadSanitizer' <<<"$output" || false
 	grep -Eq '^threads=64 ok=([1-9]|1[0-9]|2[0-5]) eperm=[0-9]+ other_errors=0 ok_but_not_rt=0 failed_but_rt=0$' <<<"$output"
 }
 
@@ -132,7 +132,7 @@ tsan_herd() { tsan "$@" herd 64 10 </dev/null; }
 	run tsan shim-script <<<$'self 5\ndrop\nthread 7\nfork 6\nfork-stress 20 4\nclosefds\nfill 2\nself 8\ncheckfill'
 	echo "$output"
 	[ "$status" -eq 0 ]
-	! grep -q 'ThreadSanitizer' <<<"$output"
+	! grep -q 'ThreadSanitizer' <<<"$output" || false
 	[[ $output == *"fork-stress 20 4: forks=20 child_ok=20 child_refused=0 child_hung=0 child_died=0 "* ]]
 	[[ $output == *"checkfill: descriptors=4 replaced_or_closed=0 bytes_missing=0 stray_bytes=0"* ]]
 	[[ $output == *"done"* ]]

@@ -130,7 +130,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	local pid tid
 	pid=$(sed -n 's/^pid=\([0-9]*\) .*/\1/p' "$BG_OUT")
 	tid=$(sed -n 's/^thread 1 tid=\([0-9]*\) ok$/\1/p' "$BG_OUT")
-	[ -n "$pid" ] && [ -n "$tid" ]
+	[ -n "$pid" ] && [ -n "$tid" ] || false
 	[ "$pid" != "$tid" ] # a second thread of the process, not its main thread
 	[ "$(sched_of "$pid" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
 	[ "$(sched_of "$pid" "$pid")" = "SCHED_OTHER 0" ]
@@ -365,7 +365,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	grep -q '^self 6: ok$' "$BG_OUT"
 	grep -q '^self 6: kernel=SCHED_RR|SCHED_RESET_ON_FORK 6$' "$BG_OUT"
 	sock_after=$(ls -l "/proc/$BG/fd" | grep -o 'socket:\[[0-9]*\]')
-	[ -n "$sock_before" ] && [ "$sock_before" = "$sock_after" ]
+	[ -n "$sock_before" ] && [ "$sock_before" = "$sock_after" ] || false
 	bg_finish
 	[ "$BG_STATUS" -eq 0 ]
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Issue 8 end to end: the runaway guard (RLIMIT_RTTIME soft below hard + SIGXCPU demotes),
+# End to end: the runaway guard (RLIMIT_RTTIME soft below hard + SIGXCPU demotes),
 # RTSHIM_INHERIT, and rtkit's per-user budget (backoff, no repeated requests).  Probe programs
 # run as the unprivileged test user under rtrun against the real stack with rtkit's DEFAULT
 # limits (MaxRealtimePriority 20, RTTimeUSecMax 200000, 25 threads, ~26 requests / 20 s);

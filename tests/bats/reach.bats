@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Issue 9 end to end, against the real stack as the unprivileged test user:
+# Nice levels, the Realtime portal and the trace end to end, against the real stack as the
+# unprivileged test user:
 #  - nice levels through rtkit: setpriority()/nice() interposed, RTSHIM_NICE_FALLBACK;
 #  - sandboxed programs ($SNAP set) talk to the real xdg-desktop-portal (Realtime portal) on a
 #    private session bus, which forwards to the testbed's rtkit; never on the host;
@@ -191,7 +192,7 @@ nice_of() { awk '{ sub(/^.*\) /, ""); print $17 }' "/proc/$1/task/$2/stat"; }
 @test "trace: libunwind is not loaded without RTSHIM_TRACE/RTSHIM_ONLY; rtrun --trace turns it on" {
 	probe_run two-libs 10
 	[ "$(call_of a)" = "rc=0 err=OK" ]
-	! grep -q 'libunwind' "/proc/$PID/maps"
+	! grep -q 'libunwind' "/proc/$PID/maps" || false
 	[ ! -s "$ERR" ]
 	probe_stop
 	run -0 as_user "$RTRUN" --trace "$PROBES/two-libs" 10 </dev/null

@@ -387,7 +387,7 @@ assert_rttime_bounded() {
 	allow_polkit
 	[ "$(call_of create-audio)" = "rc=1 err=EPERM" ]
 	[ "$(call_of create-client)" = "rc=1 err=EPERM" ]
-	! grep -q '^started' "$OUT"
+	! grep -q '^started' "$OUT" || false
 	[ "$(ls /proc/"$PID"/task | wc -l)" = 1 ]   # the failed threads were joined
 }
 

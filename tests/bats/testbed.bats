@@ -22,7 +22,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	local pids="$(tb_pid bus) $(tb_pid polkit) $(tb_pid rtkit)"
 	local dir=$TB_DIR
 	"$TESTBED" stop --dir "$dir"
-	for p in $pids; do ! running "$p"; done
+	for p in $pids; do ! running "$p" || false; done
 	[ ! -e "$dir/bus" ]
 	rm -rf "$dir"; unset TB_DIR
 }
@@ -52,7 +52,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
 	[ "$status" -ne 0 ]
 	[[ $output == *"Access denied"* ]]
-	! grep -rqs rtshim /etc/polkit-1/rules.d
+	! grep -rqs rtshim /etc/polkit-1/rules.d || false
 	tb_polkit allow
 	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
 	[ "$status" -eq 0 ]
@@ -70,7 +70,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX); export TB_DIR
 	run "$TESTBED" start --dir "$TB_DIR" -- --no-such-rtkit-option
 	[ "$status" -ne 0 ]
-	for p in $(stack_pids "$TB_DIR"); do ! running "$p"; done
+	for p in $(stack_pids "$TB_DIR"); do ! running "$p" || false; done
 	run "$TESTBED" status --dir "$TB_DIR"
 	[ "$status" -ne 0 ]
 }

@@ -1,4 +1,5 @@
-/* test-reach.c — the pure parts of issue 9: RTSHIM_NICE_FALLBACK / RTSHIM_TRACE / RTSHIM_ONLY
+/* test-reach.c — the pure parts of the nice fallback, the trace and the Realtime portal:
+ * RTSHIM_NICE_FALLBACK / RTSHIM_TRACE / RTSHIM_ONLY
  * parsing, RTSHIM_ONLY's pattern matching, the sandbox test and bus address of the portal
  * backend, and the portal's error names. */
 #include <errno.h>

@@ -1,5 +1,6 @@
 /* test-shim-guard.c — the runaway guard's soft limit (shim/runaway.c), the refusal backoff
- * (shim/budget.c) and the issue-8 RTSHIM_* variables (core/config.c). */
+ * (shim/budget.c) and the variables of priority mapping, the runaway guard and inheritance
+ * (RTSHIM_PRIO_MAP, RTSHIM_TOP, RTSHIM_RUNAWAY, RTSHIM_INHERIT: core/config.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
