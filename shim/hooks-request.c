@@ -130,6 +130,15 @@ static const struct rtshim_client_v1 *read_limits(const struct target *t, struct
 	return client;
 }
 
+/* Did rtkit make the thread realtime at `prio` after all (its answer came too late)? */
+static bool granted_late(pid_t tid, int prio)
+{
+	struct sched_param p;
+	int policy = rtshim_real_sched_getscheduler()(tid);
+	return policy >= 0 && rtshim_is_rt(policy) && sched_getparam(tid, &p) == 0 &&
+	       p.sched_priority == prio;
+}
+
 /* RLIMIT_RTTIME and the guard as decided, then rtkit. */
 static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target *t,
 		      const struct rtshim_decision *d, struct rtshim_facts *f)
@@ -147,6 +156,8 @@ static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target
 	}
 	f->rtkit.done = true;
 	f->rtkit.err = client->make_realtime(t->pid, t->tid, d->prio);
+	if (f->rtkit.err == -ETIMEDOUT && granted_late(t->tid, d->prio))
+		f->rtkit.err = 0; /* rtkit answered after our timeout: the kernel has the grant */
 	rtshim_budget_record(d->budget_kind, f->rtkit.err);
 	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
 		rtshim_budget_raise_granted(t->tid, d->prio);

@@ -57,6 +57,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 	struct rtshim_facts f;
 	struct rtshim_decision d;
 	struct rlimit rl;
+	int pol, prio;
 
 	memset(res, 0, sizeof *res);
 	rtshim_facts_init(&f, req->cfg, true, req->policy, req->priority);
@@ -99,6 +100,10 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 			}
 			f.rtkit.done = true;
 			f.rtkit.err = c->make_realtime(req->pid, req->tid, d.prio);
+			/* rtkit answered after the timeout: the kernel has the grant */
+			if (f.rtkit.err == -ETIMEDOUT && rtrun_thread_sched(req->tid, &pol, &prio) == 0 &&
+			    rtshim_is_rt(pol) && prio == d.prio)
+				f.rtkit.err = 0;
 			continue;
 		case RTSHIM_ASK_NICE:
 			if (c && c->make_high_priority)
