@@ -1,4 +1,5 @@
-/* connection.c — the one private connection to the system bus: connect, timeout, fork.
+/* connection.c — the one private connection to the system bus: connect, timeout, fork,
+ * cancellation.
  *
  * - Private (dbus_connection_open_private): never shared with libdbus users in the host
  *   program, never exit-on-disconnect, SIGPIPE disposition left alone.
@@ -7,6 +8,12 @@
  *   (see send_and_wait: libdbus's blocking send can hang forever on a hung bus).
  * - One mutex guards the connection; every API call runs under it with one deadline
  *   (waiting for the mutex, connecting and the call itself all count).
+ * - Cancellation: a thread is never cancelled while it holds the mutex (libdbus's poll() is a
+ *   cancellation point; a thread cancelled there would leave the mutex, and libdbus's own locks,
+ *   held forever: every later call would time out and the next fork would hang in
+ *   atfork_prepare).  Cancellation is disabled from rtshim_conn_lock to rtshim_conn_unlock and
+ *   the caller's state restored after; a pending cancel then acts at the caller's next
+ *   cancellation point.
  * - Fork: pthread_atfork takes the mutex around fork, so no thread is inside libdbus when the
  *   child is created; the child forgets the parent's connection (never closes or unrefs the
  *   object, whose state belongs to the parent) and closes its copy of the socket. A child made
@@ -53,6 +60,8 @@ static DBusConnection *abandoned;
 static pid_t lock_owner;
 /* Set by atfork_prepare when it took the mutex; read by the handlers of the same fork. */
 static int fork_took_lock;
+/* The lock holder's cancellation state before rtshim_conn_lock, restored by rtshim_conn_unlock. */
+static int holder_cancel_state;
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 
@@ -158,16 +167,27 @@ static void init_once_fn(void)
 	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
+/* Call with cancellation disabled: a thread cancelled inside pthread_once would leave it to be
+ * run again (pthread_atfork twice). */
+static void client_init(void)
+{
+	pthread_once(&init_once, init_once_fn);
+}
+
 int rtshim_conn_lock(const struct timespec *deadline)
 {
-	int r;
+	int r, old;
 
-	pthread_once(&init_once, init_once_fn);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	client_init();
 	r = pthread_mutex_clocklock(&conn_mutex, CLOCK_MONOTONIC, deadline);
-	if (r != 0)
+	if (r != 0) {
+		pthread_setcancelstate(old, NULL);
 		return r == ETIMEDOUT ? -ETIMEDOUT : -r;
+	}
 	TSAN_LOCKED(&conn_mutex);
 	__atomic_store_n(&lock_owner, gettid(), __ATOMIC_RELAXED);
+	holder_cancel_state = old;
 
 	/* A child created without our atfork handlers (raw clone): same rule. */
 	if (conn && conn_pid != getpid())
@@ -177,8 +197,11 @@ int rtshim_conn_lock(const struct timespec *deadline)
 
 void rtshim_conn_unlock(void)
 {
+	int old = holder_cancel_state;
+
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&conn_mutex);
+	pthread_setcancelstate(old, NULL);
 }
 
 /* Send `msg` on `c` and wait for its reply until `deadline`, never blocking past it.

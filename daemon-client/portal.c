@@ -47,7 +47,12 @@ static void choose(void)
 
 const struct rtshim_backend *rtshim_backend(void)
 {
+	int old;
+
+	/* a thread cancelled inside pthread_once would leave it to be run again */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_once(&once, choose);
+	pthread_setcancelstate(old, NULL);
 	return chosen;
 }
 
