@@ -50,9 +50,6 @@ void rtshim_deadline_start(struct timespec *deadline);
 /* now + `ms` milliseconds (CLOCK_MONOTONIC). */
 void rtshim_deadline_after(struct timespec *deadline, int ms);
 
-/* libdbus's thread support and the client's fork handlers, once per process (idempotent). */
-void rtshim_client_init(void);
-
 /* Lock the connection, waiting at most until `deadline` (-ETIMEDOUT), and forget it if we
  * are a forked child. 0 on success; then always pair with rtshim_conn_unlock(). The calling
  * thread cannot be cancelled in between (its cancellation state is restored by unlock). */
@@ -66,7 +63,8 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 
 /* The machinery under that connection, for one-shot connections of their own (doctor.c).
  * Nothing here waits past `deadline`; errors are negative errnos of errors.c's map, with
- * the bus's own words in err (when err is not NULL; left as it is when there are none). */
+ * the bus's own words in err (when err is not NULL; left as it is when there are none).
+ * Call them with cancellation disabled, as rtshim_conn_lock does for the shared connection. */
 
 /* A private connection to `address` (no exit on disconnect, close-on-exec, SIGPIPE left alone)
  * whose Hello was answered: 0 and *out, or -errno (-ENOTCONN: no usable bus, -ETIMEDOUT). */

@@ -269,7 +269,7 @@ int rtrun_check(const struct rtrun_options *o)
 			     "which rtkit never asks for");
 		else if (bus.polkit == 0)
 			item("polkit", "refuses org.freedesktop.RealtimeKit1.acquire-real-time here");
-		else if (bus.polkit == -ENOENT)
+		else if (bus.polkit == -ENOTCONN) /* polkit's name has no owner on the bus */
 			item("polkit", "polkitd is not running: rtkit refuses every request without it");
 		else
 			item("polkit", "no answer: %s", bus.polkit_error);
@@ -348,6 +348,10 @@ int rtrun_check(const struct rtrun_options *o)
 		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
 		       "make sure xdg-desktop-portal runs on the host and the sandbox may talk to "
 		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", box);
+	} else if (bus.bus == -ETIMEDOUT) {
+		printf("fix: the system bus (%s) did not answer within %d ms: its dbus-daemon may be "
+		       "hung or stopped; restart it (systemctl restart dbus), or give a longer "
+		       "--timeout.\n", bus.address, timeout);
 	} else if (bus.bus < 0) {
 		if (box)
 			printf("fix: this %s sandbox has no system bus; give it access "

@@ -40,6 +40,7 @@ teardown_file() {
 setup() { BG_PIDS=(); }
 
 teardown() {
+	tb_resume # a test that stopped a daemon of the stack
 	bg_stop
 	exec 9>&- # a launched probe's FIFO, if a desktop test held it
 	local p
@@ -588,6 +589,27 @@ EOF
 	[[ $output == *"fix: start the system bus"*"DBUS_SYSTEM_BUS_ADDRESS"* ]]
 	[[ $output != *"rtkit grant"* ]]
 	((SECONDS - t0 < 5))
+}
+
+@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within 1 s" {
+	kill -STOP "$(tb_pid bus)"
+	# timed where rtrun runs, without the testbed's own start-up; `timeout 10` bounds a hang
+	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check --timeout 300; s=$?
+		echo "status=$s ms=$((($(date +%s%N) - t0) / 1000000))"' sh "$RTRUN"
+	kill -CONT "$(tb_pid bus)"
+	echo "$output"
+	[[ ${lines[-1]} =~ ^status=1\ ms=([0-9]+)$ ]]
+	((BASH_REMATCH[1] < 1000))
+	[[ $output == *"system bus      unix:path=$TB_DIR/bus does not answer: no answer within 300 ms"* ]]
+	[[ $output == *"fix: the system bus (unix:path=$TB_DIR/bus) did not answer within 300 ms"* ]]
+	[[ $output != *"rtkit grant"* ]]
+}
+
+@test "--check with polkitd gone from the bus: polkitd named as not running, exit 1" {
+	touch "$WORK/polkit-changed" # teardown starts it again
+	tb_kill polkit
+	run -1 as_user "$RTRUN" --check
+	[[ $output == *"polkit          polkitd is not running: rtkit refuses every request without it"* ]]
 }
 
 @test "--check with rtkit-daemon gone from the bus: no, install/enable rtkit, exit 1" {
