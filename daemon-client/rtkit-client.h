@@ -1,5 +1,5 @@
 /* rtkit-client.h — the daemon client: talks to rtkit-daemon over the system bus, or, inside a
- * sandbox (/.flatpak-info exists or $SNAP is set), to the Realtime portal
+ * sandbox (/.flatpak-info exists or $SNAP is not empty: core/sandbox.h), to the Realtime portal
  * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
  * Shared by the shim and by rtrun: both load librtshim-client.so with dlopen, from the

@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "prio.h"
+#include "sandbox.h"
 #include "client-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
@@ -101,12 +102,17 @@ static void item(const char *label, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* the client's rule (core/sandbox.c): then it asks the Realtime portal, never rtkit */
 static const char *sandbox(void)
 {
-	if (access("/.flatpak-info", F_OK) == 0)
+	switch (rtshim_sandbox_detect(getenv)) {
+	case RTSHIM_SANDBOX_FLATPAK:
 		return "Flatpak (/.flatpak-info exists)";
-	if (getenv("SNAP"))
+	case RTSHIM_SANDBOX_SNAP:
 		return "Snap ($SNAP is set)";
+	case RTSHIM_SANDBOX_NONE:
+		break;
+	}
 	return NULL;
 }
 

@@ -646,6 +646,12 @@ EOF
 	[[ $output == *'environment     RTSHIM_RTTIME_US="forever" is not valid'* ]]
 }
 
+@test "--check: an empty \$SNAP is no sandbox, as for the client: rtkit is asked, yes" {
+	run -0 as_user env SNAP= "$RTRUN" --check
+	[[ $output == *"sandbox         none detected"* ]]
+	[[ $output == *"rtkit grant     a test thread got SCHED_RR|SCHED_RESET_ON_FORK 1 (then dropped)"* ]]
+}
+
 @test "--check and -p are valgrind-clean" {
 	command -v valgrind >/dev/null || skip "valgrind not installed"
 	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
