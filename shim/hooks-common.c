@@ -265,6 +265,7 @@ static void atfork_child(void)
  * fork.  Hooks work before this runs (a library's constructor may call them first). */
 __attribute__((constructor)) static void rtshim_init(void)
 {
+	rtshim_log_init();
 	if (inert())
 		return;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
