@@ -58,7 +58,8 @@ RTRUN     := $(B)/bin/rtrun
 # interposers, the rest of shim/ is the shim's own state that unit tests may link.  Every .c in
 # tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes; every
 # tests/unit/test-*.c a cmocka test.
-CLIENT_SRC := $(wildcard daemon-client/*.c)
+# the client also compiles in the sandbox rule it shares with rtrun
+CLIENT_SRC := $(wildcard daemon-client/*.c) core/sandbox.c
 CORE_SRC   := $(wildcard core/*.c)
 SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c)
 SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%.c,$(wildcard shim/*.c))
@@ -102,9 +103,9 @@ i386:
 	  i386-libs
 i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
-$(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h)
+$(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h) core/sandbox.h
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden $(DBUS_CFLAGS) -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore $(DBUS_CFLAGS) -c -o $@ $<
 
 # The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
@@ -155,7 +156,7 @@ $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ) daemon-cli
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
-	  $(SHIM_PURE_OBJ) $(CLIENT_OBJ) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
+	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
 # rtrun's unit tests #include the wrapper/*.c they test (rtrun's main() cannot be linked in).
 $(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UNIT_SRC))): \
   $(wildcard wrapper/*.c wrapper/*.h)

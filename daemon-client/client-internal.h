@@ -27,7 +27,7 @@ struct rtshim_backend {
 	int portal;            /* the portal: session bus, WithPID methods only */
 	const char *service, *path, *interface;
 };
-/* Inside a sandbox: /.flatpak-info exists or $SNAP is set.  1 or 0. */
+/* Inside a sandbox (core/sandbox.h: /.flatpak-info exists, or $SNAP is not empty).  1 or 0. */
 int rtshim_in_sandbox(void);
 /* The backend of this process (decided on first use). */
 const struct rtshim_backend *rtshim_backend(void);
@@ -47,9 +47,12 @@ int rtshim_errno_from_connect_error(const char *name, const char *message);
 
 /* The budget of one API call: now + the configured timeout (CLOCK_MONOTONIC). */
 void rtshim_deadline_start(struct timespec *deadline);
+/* now + `ms` milliseconds (CLOCK_MONOTONIC). */
+void rtshim_deadline_after(struct timespec *deadline, int ms);
 
 /* Lock the connection, waiting at most until `deadline` (-ETIMEDOUT), and forget it if we
- * are a forked child. 0 on success; then always pair with rtshim_conn_unlock(). */
+ * are a forked child. 0 on success; then always pair with rtshim_conn_unlock(). The calling
+ * thread cannot be cancelled in between (its cancellation state is restored by unlock). */
 int rtshim_conn_lock(const struct timespec *deadline);
 void rtshim_conn_unlock(void);
 
@@ -57,5 +60,20 @@ void rtshim_conn_unlock(void);
  * `deadline`. Returns 0 and a method-return in *reply (caller unrefs), or a negative errno. */
 int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 			    DBusMessage **reply);
+
+/* The machinery under that connection, for one-shot connections of their own (doctor.c).
+ * Nothing here waits past `deadline`; errors are negative errnos of errors.c's map, with
+ * the bus's own words in err (when err is not NULL; left as it is when there are none).
+ * Call them with cancellation disabled, as rtshim_conn_lock does for the shared connection. */
+
+/* A private connection to `address` (no exit on disconnect, close-on-exec, SIGPIPE left alone)
+ * whose Hello was answered: 0 and *out, or -errno (-ENOTCONN: no usable bus, -ETIMEDOUT). */
+int rtshim_bus_open(const char *address, const struct timespec *deadline, DBusConnection **out,
+		    char *err, size_t errlen);
+/* Send `msg` on `c` and wait for the reply: 0 and a method return in *reply (caller unrefs). */
+int rtshim_bus_call(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
+		    DBusMessage **reply, char *err, size_t errlen);
+/* Close and release a connection of rtshim_bus_open (NULL: nothing). */
+void rtshim_bus_close(DBusConnection *c);
 
 #endif

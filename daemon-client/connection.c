@@ -1,4 +1,6 @@
-/* connection.c — the one private connection to the system bus: connect, timeout, fork.
+/* connection.c — private bus connections with a deadline on every wait, and the client's one
+ * shared connection (connect, timeout, fork, cancellation).  rtshim_bus_open/_call/_close also
+ * serve the doctor's one-shot connection (doctor.c).
  *
  * - Private (dbus_connection_open_private): never shared with libdbus users in the host
  *   program, never exit-on-disconnect, SIGPIPE disposition left alone.
@@ -7,6 +9,12 @@
  *   (see send_and_wait: libdbus's blocking send can hang forever on a hung bus).
  * - One mutex guards the connection; every API call runs under it with one deadline
  *   (waiting for the mutex, connecting and the call itself all count).
+ * - Cancellation: a thread is never cancelled while it holds the mutex (libdbus's poll() is a
+ *   cancellation point; a thread cancelled there would leave the mutex, and libdbus's own locks,
+ *   held forever: every later call would time out and the next fork would hang in
+ *   atfork_prepare).  Cancellation is disabled from rtshim_conn_lock to rtshim_conn_unlock and
+ *   the caller's state restored after; a pending cancel then acts at the caller's next
+ *   cancellation point.
  * - Fork: pthread_atfork takes the mutex around fork, so no thread is inside libdbus when the
  *   child is created; the child forgets the parent's connection (never closes or unrefs the
  *   object, whose state belongs to the parent) and closes its copy of the socket. A child made
@@ -18,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -53,6 +62,8 @@ static DBusConnection *abandoned;
 static pid_t lock_owner;
 /* Set by atfork_prepare when it took the mutex; read by the handlers of the same fork. */
 static int fork_took_lock;
+/* The lock holder's cancellation state before rtshim_conn_lock, restored by rtshim_conn_unlock. */
+static int holder_cancel_state;
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 
@@ -64,8 +75,13 @@ void rtkit_set_timeout_ms(int ms)
 
 void rtshim_deadline_start(struct timespec *deadline)
 {
-	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	rtshim_deadline_after(deadline, __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED));
+}
 
+void rtshim_deadline_after(struct timespec *deadline, int ms)
+{
+	if (ms < 0)
+		ms = 0;
 	clock_gettime(CLOCK_MONOTONIC, deadline);
 	deadline->tv_sec += ms / 1000;
 	deadline->tv_nsec += (long)(ms % 1000) * 1000000L;
@@ -158,16 +174,27 @@ static void init_once_fn(void)
 	(void)pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 }
 
+/* Call with cancellation disabled: a thread cancelled inside pthread_once would leave it to be
+ * run again (pthread_atfork twice). */
+static void client_init(void)
+{
+	pthread_once(&init_once, init_once_fn);
+}
+
 int rtshim_conn_lock(const struct timespec *deadline)
 {
-	int r;
+	int r, old;
 
-	pthread_once(&init_once, init_once_fn);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	client_init();
 	r = pthread_mutex_clocklock(&conn_mutex, CLOCK_MONOTONIC, deadline);
-	if (r != 0)
+	if (r != 0) {
+		pthread_setcancelstate(old, NULL);
 		return r == ETIMEDOUT ? -ETIMEDOUT : -r;
+	}
 	TSAN_LOCKED(&conn_mutex);
 	__atomic_store_n(&lock_owner, gettid(), __ATOMIC_RELAXED);
+	holder_cancel_state = old;
 
 	/* A child created without our atfork handlers (raw clone): same rule. */
 	if (conn && conn_pid != getpid())
@@ -177,8 +204,17 @@ int rtshim_conn_lock(const struct timespec *deadline)
 
 void rtshim_conn_unlock(void)
 {
+	int old = holder_cancel_state;
+
 	__atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&conn_mutex);
+	pthread_setcancelstate(old, NULL);
+}
+
+static void set_error(char *err, size_t errlen, const char *text)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s", text);
 }
 
 /* Send `msg` on `c` and wait for its reply until `deadline`, never blocking past it.
@@ -189,11 +225,13 @@ void rtshim_conn_unlock(void)
  * the caller forever. Instead: queue the message (a non-blocking write attempt), then poll the
  * socket ourselves with the time left, taking incoming messages off the queue and keeping only
  * the reply to our serial. Everything else (NameAcquired, late replies to calls that timed
- * out) is dropped: nothing dispatches this connection.
+ * out) is dropped: nothing dispatches these connections.
  *
- * 0 and a method return in *reply; or a negative errno (error replies mapped by `map`). */
+ * 0 and a method return in *reply; or a negative errno (error replies mapped by `map`, their
+ * message copied to err when given). */
 static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
-			 int (*map)(const char *, const char *), DBusMessage **reply)
+			 int (*map)(const char *, const char *), DBusMessage **reply, char *err,
+			 size_t errlen)
 {
 	dbus_uint32_t serial = 0;
 	DBusMessage *m;
@@ -218,6 +256,8 @@ static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct times
 				dbus_error_init(&error);
 				dbus_set_error_from_message(&error, m);
 				r = map(error.name, error.message);
+				set_error(err, errlen, error.message ? error.message
+						       : error.name ? error.name : "error reply");
 				dbus_error_free(&error);
 				dbus_message_unref(m);
 				return r;
@@ -233,8 +273,14 @@ static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct times
 	}
 }
 
+int rtshim_bus_call(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
+		    DBusMessage **reply, char *err, size_t errlen)
+{
+	return send_and_wait(c, msg, deadline, rtshim_errno_from_dbus_error, reply, err, errlen);
+}
+
 /* Hello with our timeout; sets the unique name the way dbus_bus_register would. */
-static int say_hello(DBusConnection *c, const struct timespec *deadline)
+static int say_hello(DBusConnection *c, const struct timespec *deadline, char *err, size_t errlen)
 {
 	DBusMessage *m, *reply;
 	DBusError error;
@@ -245,7 +291,7 @@ static int say_hello(DBusConnection *c, const struct timespec *deadline)
 					 "Hello");
 	if (!m)
 		return -ENOMEM;
-	r = send_and_wait(c, m, deadline, rtshim_errno_from_connect_error, &reply);
+	r = send_and_wait(c, m, deadline, rtshim_errno_from_connect_error, &reply, err, errlen);
 	dbus_message_unref(m);
 	if (r < 0)
 		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
@@ -253,6 +299,7 @@ static int say_hello(DBusConnection *c, const struct timespec *deadline)
 	dbus_error_init(&error);
 	if (!dbus_message_get_args(reply, &error, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
 		dbus_error_free(&error);
+		set_error(err, errlen, "unexpected reply to Hello");
 		r = -EPROTO;
 	} else if (!dbus_bus_set_unique_name(c, name)) {
 		r = -ENOMEM;
@@ -261,16 +308,15 @@ static int say_hello(DBusConnection *c, const struct timespec *deadline)
 	return r;
 }
 
-static int connect_locked(const struct timespec *deadline)
+int rtshim_bus_open(const char *address, const struct timespec *deadline, DBusConnection **out,
+		    char *err, size_t errlen)
 {
 	DBusConnection *c;
 	DBusError error;
-	char address[1024];
 	int fd = -1, flags, r;
 
-	/* the system bus (rtkit), or in a sandbox the session bus (the Realtime portal) */
-	if (rtshim_backend_address(rtshim_backend(), address, sizeof address) < 0)
-		return -ENOTCONN;
+	*out = NULL;
+	client_init();
 
 	/* Must precede the connection's creation: a libdbus built without MSG_NOSIGNAL sets
 	 * SIGPIPE to SIG_IGN in the host program then (Linux builds use MSG_NOSIGNAL and leave
@@ -281,6 +327,8 @@ static int connect_locked(const struct timespec *deadline)
 	c = dbus_connection_open_private(address, &error);
 	if (!c) {
 		r = rtshim_errno_from_connect_error(error.name, error.message);
+		set_error(err, errlen, error.message ? error.message
+				       : error.name ? error.name : "cannot connect");
 		dbus_error_free(&error);
 		return r;
 	}
@@ -288,26 +336,49 @@ static int connect_locked(const struct timespec *deadline)
 
 	/* libdbus creates the socket with SOCK_CLOEXEC; make sure, an exec must not inherit it. */
 	if (dbus_connection_get_socket(c, &fd)) {
-		struct stat st;
-
-		if (fstat(fd, &st) == 0) {
-			conn_dev = st.st_dev;
-			conn_ino = st.st_ino;
-		} else {
-			fd = -1;
-		}
 		flags = fcntl(fd, F_GETFD);
 		if (flags >= 0 && !(flags & FD_CLOEXEC))
 			(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-	} else {
-		fd = -1;
 	}
 
-	r = say_hello(c, deadline);
+	r = say_hello(c, deadline, err, errlen);
 	if (r < 0) {
-		dbus_connection_close(c);
-		dbus_connection_unref(c);
+		rtshim_bus_close(c);
 		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+void rtshim_bus_close(DBusConnection *c)
+{
+	if (!c)
+		return;
+	dbus_connection_close(c);
+	dbus_connection_unref(c);
+}
+
+static int connect_locked(const struct timespec *deadline)
+{
+	DBusConnection *c;
+	char address[1024];
+	struct stat st;
+	int fd = -1, r;
+
+	/* the system bus (rtkit), or in a sandbox the session bus (the Realtime portal) */
+	if (rtshim_backend_address(rtshim_backend(), address, sizeof address) < 0)
+		return -ENOTCONN;
+
+	r = rtshim_bus_open(address, deadline, &c, NULL, 0);
+	if (r < 0)
+		return r;
+
+	/* remember the socket's identity (see conn_fd_is_ours) */
+	if (dbus_connection_get_socket(c, &fd) && fstat(fd, &st) == 0) {
+		conn_dev = st.st_dev;
+		conn_ino = st.st_ino;
+	} else {
+		fd = -1;
 	}
 
 	conn = c;
@@ -339,7 +410,7 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 			return r;
 	}
 
-	r = send_and_wait(conn, msg, deadline, rtshim_errno_from_dbus_error, reply);
+	r = rtshim_bus_call(conn, msg, deadline, reply, NULL, 0);
 	/* Lost the bus, or it hangs so badly that our request is not even written: start over
 	 * with a new connection next time instead of queueing behind a dead one. */
 	if (r < 0 && (!dbus_connection_get_is_connected(conn) ||

@@ -1,10 +1,13 @@
 /* doctor.c — the D-Bus questions only `rtrun --check` asks: does the system bus answer, is
  * rtkit on it (or activatable), and would polkit authorize rtkit's action for this process?
- * One private connection with its own timeout on every call (libdbus's default is 25 s),
- * closed before returning; independent of the client's shared connection (connection.c).
+ * One private connection of its own, closed before returning, independent of the client's
+ * shared connection but made and used by the same machinery (connection.c: every wait bounded,
+ * a hung bus included) and with the same error map (errors.c).  Each step (connecting with its
+ * Hello, and each call) gets `timeout_ms`.
  * Exported only as the table rtshim_doctor_v1 (rtkit-client.h). */
 #include <dbus/dbus.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,43 +20,17 @@
 #define POLKIT_INTERFACE "org.freedesktop.PolicyKit1.Authority"
 #define RTKIT_ACTION "org.freedesktop.RealtimeKit1.acquire-real-time"
 
-static int errno_of(const DBusError *e)
+/* Send m (consumed) on c, wait at most timeout_ms: 0 and *reply, or -errno (err: why). */
+static int call(DBusConnection *c, DBusMessage *m, int timeout_ms, DBusMessage **reply, char *err,
+		size_t errlen)
 {
-	if (dbus_error_has_name(e, DBUS_ERROR_NO_REPLY) || dbus_error_has_name(e, DBUS_ERROR_TIMEOUT) ||
-	    dbus_error_has_name(e, DBUS_ERROR_TIMED_OUT))
-		return -ETIMEDOUT;
-	if (dbus_error_has_name(e, DBUS_ERROR_NO_MEMORY))
-		return -ENOMEM;
-	if (dbus_error_has_name(e, DBUS_ERROR_SERVICE_UNKNOWN) ||
-	    dbus_error_has_name(e, DBUS_ERROR_NAME_HAS_NO_OWNER))
-		return -ENOENT;
-	if (dbus_error_has_name(e, DBUS_ERROR_ACCESS_DENIED))
-		return -EACCES;
-	return -EIO;
-}
+	struct timespec deadline;
+	int r;
 
-static void copy_error(char *buf, size_t size, const DBusError *e)
-{
-	snprintf(buf, size, "%s", e->message ? e->message : e->name ? e->name : "unknown error");
-}
-
-/* Send m, wait for the reply; consumes m.  NULL and *r/err on failure. */
-static DBusMessage *call(DBusConnection *c, DBusMessage *m, int timeout_ms, int *r, char *err,
-			 size_t errlen)
-{
-	DBusError e;
-	DBusMessage *reply;
-
-	dbus_error_init(&e);
-	reply = dbus_connection_send_with_reply_and_block(c, m, timeout_ms, &e);
+	rtshim_deadline_after(&deadline, timeout_ms);
+	r = rtshim_bus_call(c, m, &deadline, reply, err, errlen);
 	dbus_message_unref(m);
-	if (!reply) {
-		*r = errno_of(&e);
-		if (err)
-			copy_error(err, errlen, &e);
-		dbus_error_free(&e);
-	}
-	return reply;
+	return r;
 }
 
 static DBusMessage *bus_method(const char *member)
@@ -62,58 +39,19 @@ static DBusMessage *bus_method(const char *member)
 					    member);
 }
 
-static DBusConnection *open_bus(const char *address, int timeout_ms, int *r, char *err, size_t errlen)
-{
-	DBusError e;
-	DBusConnection *c;
-	DBusMessage *m, *reply;
-	const char *name = NULL;
-
-	dbus_error_init(&e);
-	c = dbus_connection_open_private(address, &e);
-	if (!c) {
-		*r = -ENOTCONN;
-		copy_error(err, errlen, &e);
-		dbus_error_free(&e);
-		return NULL;
-	}
-	dbus_connection_set_exit_on_disconnect(c, FALSE);
-
-	/* The Hello of dbus_bus_register, with our own timeout. */
-	m = bus_method("Hello");
-	reply = m ? call(c, m, timeout_ms, r, err, errlen) : NULL;
-	if (!m)
-		*r = -ENOMEM;
-	if (reply && dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID) &&
-	    dbus_bus_set_unique_name(c, name)) {
-		dbus_message_unref(reply);
-		return c;
-	}
-	if (reply) {
-		*r = -EPROTO;
-		snprintf(err, errlen, "unexpected reply to Hello");
-		dbus_message_unref(reply);
-	} else if (*r != -ETIMEDOUT && *r != -ENOMEM) {
-		*r = -ENOTCONN;
-	}
-	dbus_connection_close(c);
-	dbus_connection_unref(c);
-	return NULL;
-}
-
 static int name_has_owner(DBusConnection *c, const char *name, int timeout_ms)
 {
 	DBusMessage *m = bus_method("NameHasOwner"), *reply;
 	dbus_bool_t has = FALSE;
-	int r = 0;
+	int r;
 
 	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
 		if (m)
 			dbus_message_unref(m);
 		return -ENOMEM;
 	}
-	reply = call(c, m, timeout_ms, &r, NULL, 0);
-	if (!reply)
+	r = call(c, m, timeout_ms, &reply, NULL, 0);
+	if (r < 0)
 		return r;
 	if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_BOOLEAN, &has, DBUS_TYPE_INVALID))
 		r = -EPROTO;
@@ -125,12 +63,12 @@ static int activatable(DBusConnection *c, const char *name, int timeout_ms)
 {
 	DBusMessage *m = bus_method("ListActivatableNames"), *reply;
 	char **names = NULL;
-	int count = 0, r = 0, found = 0;
+	int count = 0, r, found = 0;
 
 	if (!m)
 		return -ENOMEM;
-	reply = call(c, m, timeout_ms, &r, NULL, 0);
-	if (!reply)
+	r = call(c, m, timeout_ms, &reply, NULL, 0);
+	if (r < 0)
 		return r;
 	if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_ARRAY, DBUS_TYPE_STRING, &names, &count,
 				   DBUS_TYPE_INVALID)) {
@@ -155,7 +93,7 @@ static int polkit_check(DBusConnection *c, int timeout_ms, char *err, size_t err
 	DBusMessageIter it, subject, dict, entry, variant, details, result;
 	DBusMessage *m, *reply;
 	dbus_bool_t authorized = FALSE, challenge = FALSE;
-	int r = 0;
+	int r;
 
 	m = dbus_message_new_method_call(POLKIT_NAME, POLKIT_PATH, POLKIT_INTERFACE,
 					 "CheckAuthorization");
@@ -180,9 +118,13 @@ static int polkit_check(DBusConnection *c, int timeout_ms, char *err, size_t err
 	    !dbus_message_iter_append_basic(&it, DBUS_TYPE_STRING, &cancel))
 		goto oom;
 
-	reply = call(c, m, timeout_ms, &r, err, errlen);
-	if (!reply)
+	r = call(c, m, timeout_ms, &reply, err, errlen);
+	if (r < 0) {
+		if (!err[0])
+			snprintf(err, errlen, "%s", r == -ETIMEDOUT ? "no answer within the timeout"
+						    : rtkit_strerror(r));
 		return r;
+	}
 	if (!dbus_message_has_signature(reply, "(bba{ss})") || !dbus_message_iter_init(reply, &it)) {
 		dbus_message_unref(reply);
 		snprintf(err, errlen, "unexpected reply from polkit");
@@ -202,24 +144,45 @@ oom:
 	return -ENOMEM;
 }
 
-static void bus_probe(int timeout_ms, struct rtshim_bus_report *rep)
+static void probe(int timeout_ms, struct rtshim_bus_report *rep)
 {
 	const char *address = getenv("DBUS_SYSTEM_BUS_ADDRESS");
+	struct timespec deadline;
 	DBusConnection *c;
 
 	memset(rep, 0, sizeof *rep);
 	snprintf(rep->address, sizeof rep->address, "%s",
 		 address && *address ? address : SYSTEM_BUS_DEFAULT_ADDRESS);
 	rep->rtkit_owner = rep->rtkit_activatable = rep->polkit = -ENOTCONN;
+	if (timeout_ms <= 0)
+		timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 
-	c = open_bus(rep->address, timeout_ms, &rep->bus, rep->bus_error, sizeof rep->bus_error);
-	if (!c)
+	rtshim_deadline_after(&deadline, timeout_ms);
+	rep->bus = rtshim_bus_open(rep->address, &deadline, &c, rep->bus_error,
+				   sizeof rep->bus_error);
+	if (rep->bus < 0) {
+		/* a bus that accepts the connection but does not answer gives no words of its own */
+		if (rep->bus == -ETIMEDOUT)
+			snprintf(rep->bus_error, sizeof rep->bus_error,
+				 "no answer within %d ms (the bus daemon may be hung)", timeout_ms);
+		else if (!rep->bus_error[0])
+			snprintf(rep->bus_error, sizeof rep->bus_error, "%s", rtkit_strerror(rep->bus));
 		return;
+	}
 	rep->rtkit_owner = name_has_owner(c, RTKIT_SERVICE_NAME, timeout_ms);
 	rep->rtkit_activatable = activatable(c, RTKIT_SERVICE_NAME, timeout_ms);
 	rep->polkit = polkit_check(c, timeout_ms, rep->polkit_error, sizeof rep->polkit_error);
-	dbus_connection_close(c);
-	dbus_connection_unref(c);
+	rtshim_bus_close(c);
+}
+
+static void bus_probe(int timeout_ms, struct rtshim_bus_report *rep)
+{
+	int old;
+
+	/* as for the shared connection: never cancelled inside libdbus */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	probe(timeout_ms, rep);
+	pthread_setcancelstate(old, NULL);
 }
 
 RTSHIM_EXPORT const struct rtshim_doctor_v1 rtshim_doctor_v1 = {

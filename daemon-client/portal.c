@@ -1,7 +1,8 @@
 /* portal.c — which daemon the client talks to.
  *
  * On the host: rtkit-daemon itself, org.freedesktop.RealtimeKit1 on the system bus.
- * Inside a sandbox (/.flatpak-info exists, or $SNAP is set): the Realtime portal,
+ * Inside a sandbox (core/sandbox.c: /.flatpak-info exists, or $SNAP is set and not empty): the
+ * Realtime portal,
  * org.freedesktop.portal.Realtime of org.freedesktop.portal.Desktop on the *session* bus. It
  * has rtkit's WithPID methods and its three properties, forwards to rtkit, and maps the
  * sandbox's PIDs to the host's. A sandboxed program cannot reach rtkit usefully (its PIDs mean
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "client-internal.h"
+#include "sandbox.h"
 
 static const struct rtshim_backend rtkit_backend = {
 	.portal = 0,
@@ -35,9 +37,7 @@ static const struct rtshim_backend *chosen;
 
 int rtshim_in_sandbox(void)
 {
-	const char *snap = secure_getenv("SNAP");
-
-	return access("/.flatpak-info", F_OK) == 0 || (snap && *snap);
+	return rtshim_sandbox_detect(secure_getenv) != RTSHIM_SANDBOX_NONE;
 }
 
 static void choose(void)
@@ -47,7 +47,12 @@ static void choose(void)
 
 const struct rtshim_backend *rtshim_backend(void)
 {
+	int old;
+
+	/* a thread cancelled inside pthread_once would leave it to be run again */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 	pthread_once(&once, choose);
+	pthread_setcancelstate(old, NULL);
 	return chosen;
 }
 

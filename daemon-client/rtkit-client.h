@@ -1,5 +1,5 @@
 /* rtkit-client.h — the daemon client: talks to rtkit-daemon over the system bus, or, inside a
- * sandbox (/.flatpak-info exists or $SNAP is set), to the Realtime portal
+ * sandbox (/.flatpak-info exists or $SNAP is not empty: core/sandbox.h), to the Realtime portal
  * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
  * Shared by the shim and by rtrun: both load librtshim-client.so with dlopen, from the
@@ -71,16 +71,20 @@ extern const struct rtshim_client_v1 rtshim_client_v1;
 #define RTSHIM_DOCTOR_SYMBOL "rtshim_doctor_v1"
 struct rtshim_bus_report {
 	char address[512];       /* the system bus address used */
-	int bus;                 /* 0 reachable, or -errno */
-	char bus_error[256];
+	int bus;                 /* 0 reachable, or -errno: -ETIMEDOUT no answer (hung bus),
+				    -ENOTCONN no usable bus, ... (the errors of the table above) */
+	char bus_error[256];     /* why not, in words */
 	int rtkit_owner;         /* 1 running, 0 not running, -errno unknown */
 	int rtkit_activatable;   /* 1, 0, -errno */
-	int polkit;              /* 1 authorized, 0 not, 2 challenge (authentication), -errno */
+	int polkit;              /* 1 authorized, 0 not, 2 challenge (authentication), or -errno:
+				    -ENOTCONN polkitd is not on the bus, -ETIMEDOUT, -EPERM the
+				    bus's policy refused the call, ... */
 	char polkit_error[256];
 };
 struct rtshim_doctor_v1 {
 	/* One private connection to the system bus ($DBUS_SYSTEM_BUS_ADDRESS or the default),
-	 * `timeout_ms` on every call, closed before returning; never fails, *rep says it all. */
+	 * at most `timeout_ms` for connecting and for each call (a hung bus included), closed
+	 * before returning; never fails, *rep says it all.  Errors map as the client's do. */
 	void (*bus_probe)(int timeout_ms, struct rtshim_bus_report *rep);
 };
 extern const struct rtshim_doctor_v1 rtshim_doctor_v1;

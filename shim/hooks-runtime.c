@@ -286,6 +286,7 @@ static void atfork_child(void)
  * fork.  Hooks work before this runs (a library's constructor may call them first). */
 __attribute__((constructor)) static void rtshim_init(void)
 {
+	rtshim_log_init();
 	if (secure_execution())
 		return;
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);

@@ -3,9 +3,49 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int log_level = RTSHIM_LOG_WARN;
+
+/* The program's stderr as it was when the shim started: a program that closed descriptor 2
+ * (a daemon, `2>&-`) may have reused the number for a data file, which a log line would
+ * corrupt.  Lines go to descriptor 2 only while it is still that very file. */
+enum { ERR_UNKNOWN, ERR_SETTING, ERR_OPEN, ERR_CLOSED };
+static int err_state = ERR_UNKNOWN;
+static dev_t err_dev; /* written once, before err_state becomes ERR_OPEN (release) */
+static ino_t err_ino;
+
+void rtshim_log_init(void)
+{
+	struct stat st;
+	int expected = ERR_UNKNOWN;
+
+	if (!__atomic_compare_exchange_n(&err_state, &expected, ERR_SETTING, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_ACQUIRE))
+		return; /* done already (or being done by another thread) */
+	if (fstat(STDERR_FILENO, &st) == 0) {
+		err_dev = st.st_dev;
+		err_ino = st.st_ino;
+		__atomic_store_n(&err_state, ERR_OPEN, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&err_state, ERR_CLOSED, __ATOMIC_RELEASE);
+	}
+}
+
+/* Is descriptor 2 still the program's stderr?  fstat only: async-signal-safe (the runaway
+ * guard logs from its SIGXCPU handler). */
+static int stderr_is_ours(void)
+{
+	struct stat st;
+
+	/* a hook that runs before the constructor (another library's constructor) */
+	if (__atomic_load_n(&err_state, __ATOMIC_ACQUIRE) == ERR_UNKNOWN)
+		rtshim_log_init();
+	if (__atomic_load_n(&err_state, __ATOMIC_ACQUIRE) != ERR_OPEN)
+		return 0;
+	return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_dev && st.st_ino == err_ino;
+}
 
 void rtshim_log_set_level(int level)
 {
@@ -30,16 +70,19 @@ static void vlog(const char *fmt, va_list ap)
 {
 	char line[512];
 	int saved = errno;
-	size_t n = rtshim_format(line, sizeof line, "rtshim[%d]: ", (int)getpid());
-	n += rtshim_vformat(line + n, sizeof line - n - 1, fmt, ap);
-	line[n++] = '\n';
-	for (size_t off = 0; off < n;) {
-		ssize_t w = write(STDERR_FILENO, line + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
+
+	if (stderr_is_ours()) {
+		size_t n = rtshim_format(line, sizeof line, "rtshim[%d]: ", (int)getpid());
+		n += rtshim_vformat(line + n, sizeof line - n - 1, fmt, ap);
+		line[n++] = '\n';
+		for (size_t off = 0; off < n;) {
+			ssize_t w = write(STDERR_FILENO, line + off, n - off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			off += (size_t)w;
+		}
 	}
 	errno = saved;
 }

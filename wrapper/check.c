@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "prio.h"
+#include "sandbox.h"
 #include "client-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
@@ -101,12 +102,17 @@ static void item(const char *label, const char *fmt, ...)
 	putchar('\n');
 }
 
+/* the client's rule (core/sandbox.c): then it asks the Realtime portal, never rtkit */
 static const char *sandbox(void)
 {
-	if (access("/.flatpak-info", F_OK) == 0)
+	switch (rtshim_sandbox_detect(getenv)) {
+	case RTSHIM_SANDBOX_FLATPAK:
 		return "Flatpak (/.flatpak-info exists)";
-	if (getenv("SNAP"))
+	case RTSHIM_SANDBOX_SNAP:
 		return "Snap ($SNAP is set)";
+	case RTSHIM_SANDBOX_NONE:
+		break;
+	}
 	return NULL;
 }
 
@@ -298,7 +304,7 @@ int rtrun_check(const struct rtrun_options *o)
 			     "which rtkit never asks for");
 		else if (bus.polkit == 0)
 			item("polkit", "refuses org.freedesktop.RealtimeKit1.acquire-real-time here");
-		else if (bus.polkit == -ENOENT)
+		else if (bus.polkit == -ENOTCONN) /* polkit's name has no owner on the bus */
 			item("polkit", "polkitd is not running: rtkit refuses every request without it");
 		else
 			item("polkit", "no answer: %s", bus.polkit_error);
@@ -390,6 +396,10 @@ int rtrun_check(const struct rtrun_options *o)
 		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
 		       "make sure xdg-desktop-portal runs on the host and the sandbox may talk to "
 		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", box);
+	} else if (bus.bus == -ETIMEDOUT) {
+		printf("fix: the system bus (%s) did not answer within %d ms: its dbus-daemon may be "
+		       "hung or stopped; restart it (systemctl restart dbus), or give a longer "
+		       "--timeout.\n", bus.address, timeout);
 	} else if (bus.bus < 0) {
 		if (box)
 			printf("fix: this %s sandbox has no system bus; give it access "

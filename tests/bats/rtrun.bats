@@ -40,6 +40,7 @@ teardown_file() {
 setup() { BG_PIDS=(); }
 
 teardown() {
+	tb_resume # a test that stopped a daemon of the stack
 	bg_stop
 	exec 9>&- # a launched probe's FIFO, if a desktop test held it
 	local p
@@ -723,6 +724,27 @@ ask() {
 	((SECONDS - t0 < 5))
 }
 
+@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within 1 s" {
+	kill -STOP "$(tb_pid bus)"
+	# timed where rtrun runs, without the testbed's own start-up; `timeout 10` bounds a hang
+	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check --timeout 300; s=$?
+		echo "status=$s ms=$((($(date +%s%N) - t0) / 1000000))"' sh "$RTRUN"
+	kill -CONT "$(tb_pid bus)"
+	echo "$output"
+	[[ ${lines[-1]} =~ ^status=1\ ms=([0-9]+)$ ]]
+	((BASH_REMATCH[1] < 1000))
+	[[ $output == *"system bus      unix:path=$TB_DIR/bus does not answer: no answer within 300 ms"* ]]
+	[[ $output == *"fix: the system bus (unix:path=$TB_DIR/bus) did not answer within 300 ms"* ]]
+	[[ $output != *"rtkit grant"* ]]
+}
+
+@test "--check with polkitd gone from the bus: polkitd named as not running, exit 1" {
+	touch "$WORK/polkit-changed" # teardown starts it again
+	tb_kill polkit
+	run -1 as_user "$RTRUN" --check
+	[[ $output == *"polkit          polkitd is not running: rtkit refuses every request without it"* ]]
+}
+
 @test "--check with rtkit-daemon gone from the bus: no, installed but not running, exit 1" {
 	touch "$WORK/rtkit-stopped"
 	kill "$(tb_pid rtkit)"
@@ -755,6 +777,12 @@ ask() {
 	[[ $output == *'sandbox         Snap ($SNAP is set)'* ]]
 	[[ $output == *'org.freedesktop.portal.Realtime on the session bus does not answer'* ]]
 	[[ $output == *'environment     RTSHIM_RTTIME_US="forever" is not valid'* ]]
+}
+
+@test "--check: an empty \$SNAP is no sandbox, as for the client: rtkit is asked, yes" {
+	run -0 as_user env SNAP= "$RTRUN" --check
+	[[ $output == *"sandbox         none detected"* ]]
+	[[ $output == *"rtkit grant     a test thread got SCHED_RR|SCHED_RESET_ON_FORK 1 (then dropped)"* ]]
 }
 
 @test "--check and -p are valgrind-clean" {

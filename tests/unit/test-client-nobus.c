@@ -170,6 +170,47 @@ static void test_hung_bus(void **state)
 	unlink(path);
 }
 
+/* rtrun --check's questions (doctor.c) on a bus that accepts and hangs: the connection's
+ * Hello is bounded like every call of the client (libdbus's blocking send waited forever in
+ * its flush here), and the connection is closed. */
+static void test_doctor_hung_bus(void **state)
+{
+	struct rtshim_bus_report rep;
+	int lfd, fds;
+	long long t0, elapsed;
+
+	(void)state;
+	lfd = listen_silent();
+	setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1);
+	fds = count_fds();
+	t0 = now_ms();
+	rtshim_doctor_v1.bus_probe(200, &rep);
+	elapsed = now_ms() - t0;
+	print_message("# hung bus, doctor with timeout 200 ms: bus=%d after %lld ms: %s\n", rep.bus,
+		      elapsed, rep.bus_error);
+	assert_int_equal(rep.bus, -ETIMEDOUT);
+	assert_true(elapsed >= 195 && elapsed < 400);
+	assert_string_equal(rep.bus_error, "no answer within 200 ms (the bus daemon may be hung)");
+	assert_string_equal(rep.address, address);
+	assert_int_equal(rep.rtkit_owner, -ENOTCONN);
+	assert_int_equal(rep.polkit, -ENOTCONN);
+	assert_int_equal(count_fds(), fds);
+	close(lfd);
+	unlink(path);
+}
+
+/* No socket: no bus, in the client's terms (errors.c), with libdbus's words. */
+static void test_doctor_no_socket(void **state)
+{
+	struct rtshim_bus_report rep;
+
+	(void)state;
+	setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1);
+	rtshim_doctor_v1.bus_probe(200, &rep);
+	assert_int_equal(rep.bus, -ENOTCONN);
+	assert_non_null(strstr(rep.bus_error, path));
+}
+
 /* The bus accepts and closes at once: no bus, said quickly. */
 static void test_bus_closes(void **state)
 {
@@ -201,6 +242,8 @@ int main(void)
 		cmocka_unit_test(test_bad_address),
 		cmocka_unit_test(test_hung_bus),
 		cmocka_unit_test(test_bus_closes),
+		cmocka_unit_test(test_doctor_hung_bus),
+		cmocka_unit_test(test_doctor_no_socket),
 	};
 
 	return cmocka_run_group_tests_name("client-nobus", tests, setup, teardown);
