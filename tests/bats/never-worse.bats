@@ -82,6 +82,15 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	# the client finished loading once the loader's lock was free: the next request is served
 	[ "$(line "call host")" = "rc=0 err=OK" ]
 	[[ $(line "kernel host") == "RR|RESET "* ]]
+
+	# the bound is RTSHIM_TIMEOUT_MS
+	run bounded 20 RTSHIM_TIMEOUT_MS=200 plugin-host
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	ms=$(line dlopen-ms)
+	((ms < 600))
+	[ "$(line "call host")" = "rc=0 err=OK" ]
 }
 
 @test "plugin constructor waiting for its RT thread, root: FIFO 10 granted at once, no hang" {
