@@ -186,6 +186,7 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 @test "a vfork child asking for RT leaves the parent's policy and descriptors as they were" {
 	run bounded 20 --root --noshim vfork-rt
 	[ "$status" -eq 0 ]
+	[ "$(line "call worker")" = "rc=0 err=OK" ]
 	[ "$(line before)" = "$(line after)" ]
 
 	run bounded 20 vfork-rt
@@ -193,6 +194,9 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$status" -eq 0 ]
 	[ "$(line "call parent")" = "rc=0 err=OK" ]
 	[[ $(line before) == "RR "* ]]
+	# policy as the program reads it, and descriptors once another thread was served too
+	[ "$(line "call worker")" = "rc=0 err=OK" ]
 	[ "$(line before)" = "$(line after)" ]
 	[[ $(line "kernel parent") == "RR|RESET "* ]]
+	[[ $(line "kernel worker") == "RR|RESET "* ]]
 }
