@@ -13,15 +13,19 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "format.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -36,6 +40,8 @@ static int state;
 static rtshim_create_fn *create_real;
 static pid_t owner_pid;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+/* the helper's TID, once it runs */
+static pid_t helper_tid;
 
 static int own_dir(char *buf, size_t size)
 {
@@ -93,6 +99,7 @@ static void *helper(void *p)
 {
 	(void)p;
 	int saved = errno;
+	__atomic_store_n(&helper_tid, gettid(), __ATOMIC_RELEASE);
 	load();
 	set_state(DONE);
 	errno = saved;
@@ -103,6 +110,7 @@ static void *helper(void *p)
 static void atfork_child(void)
 {
 	owner_pid = getpid();
+	__atomic_store_n(&helper_tid, 0, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == LOADING)
 		__atomic_store_n(&state, IDLE, __ATOMIC_RELAXED);
 }
@@ -171,18 +179,81 @@ static void wait_done(int timeout_ms)
 	}
 }
 
-const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
+/* On the calling thread, as before the helper existed (and only where no thread may wait for
+ * us: before the shim's constructor, in a vfork child, or when we hold the loader's lock). */
+static const struct rtshim_client_v1 *load_on_this_thread(int timeout_ms)
 {
-	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
-	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
-		return c;
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno, idle = IDLE;
 	if (__atomic_compare_exchange_n(&state, &idle, LOADING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		load();
 		set_state(DONE);
 	} else {
-		load(); /* the helper's dlopen may be waiting for the lock this thread holds */
+		load(); /* the helper waits for the lock this thread holds: it will find it loaded */
+	}
+	errno = saved;
+	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+}
+
+/* Is the helper blocked on a lock the calling thread holds (the dynamic loader's, when we run in
+ * a library constructor that dlopen called)?  The loader's lock is a recursive pthread mutex:
+ * the helper then sleeps in futex() on its first word, and the mutex's owner field (glibc's
+ * public layout: __lock, __count, __owner) holds the owner's TID.  Read with
+ * process_vm_readv, which fails cleanly on a bad address.  false whenever unsure. */
+static bool helper_waits_for_me(void)
+{
+	pid_t h = __atomic_load_n(&helper_tid, __ATOMIC_ACQUIRE);
+	char path[64], buf[256];
+	if (h <= 0)
+		return false;
+	rtshim_format(path, sizeof path, "/proc/self/task/%d/syscall", (int)h);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	if (end == buf || nr != SYS_futex)
+		return false;
+	unsigned long word = strtoul(end, &end, 16);
+	if (!word)
+		return false;
+	int owner = 0;
+	struct iovec here = { .iov_base = &owner, .iov_len = sizeof owner };
+	struct iovec there = { .iov_base = (void *)(uintptr_t)(word + 2 * sizeof(int)),
+			       .iov_len = sizeof owner };
+	if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof owner)
+		return false;
+	return owner == gettid();
+}
+
+const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
+{
+	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
+		return c;
+	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
+	if (!create || owner_pid != getpid())
+		return load_on_this_thread(timeout_ms);
+	/* The helper loads; if it turns out to wait for a lock this thread holds, load here (the
+	 * loader's lock is recursive for its holder).  If another thread holds it (one that waits
+	 * for us, perhaps), give up after timeout_ms: the new thread's request fails open. */
+	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+	int saved = errno;
+	if (start_helper(create)) {
+		int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING && now_ns() < deadline) {
+			if (helper_waits_for_me()) {
+				load();
+				break;
+			}
+			struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
+			syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &ms, NULL, 0);
+		}
 	}
 	errno = saved;
 	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
@@ -197,7 +268,7 @@ const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
 	/* before the shim's constructor (start-up: the loader's lock is free), or in a vfork child
 	 * (it shares the parent's memory: no thread may be started there): here, as before */
 	if (!create || owner_pid != getpid())
-		return rtshim_client_load_here(timeout_ms);
+		return load_on_this_thread(timeout_ms);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;
 	if (start_helper(create))

@@ -25,9 +25,11 @@ void rtshim_client_loader_init(rtshim_create_fn *real_create);
  * finds the client.  timeout_ms is applied to the client when it loads. */
 const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms);
 
-/* The same, loaded on the calling thread if it is not loaded yet: for a thread that may itself
- * hold the loader's lock (a library constructor creating an RT thread: the lock is recursive
- * for its holder) while a thread it waits for needs the client. */
+/* For a thread about to wait for a new thread whose request needs the client (pthread_create
+ * with an RT attribute).  That creator may itself hold the loader's lock (a library constructor
+ * creating an RT thread, as libffado's does): when the helper waits for a lock this thread
+ * holds, the client is loaded here (the lock is recursive for its holder).  Otherwise the same
+ * bound as rtshim_client_get: a creator that a lock holder waits for never hangs. */
 const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms);
 
 #endif

@@ -1,7 +1,8 @@
-/* plugin-host — dlopens libplugin-rt.so (beside this program), whose constructor waits for a
- * thread that asks for SCHED_FIFO 10 (see libplugin-rt.c).  Prints how long dlopen took, what
- * the plugin's thread got (call result and the kernel's view), then asks SCHED_FIFO 10 for
- * itself (a later request, after the plugin is loaded) and exits.
+/* plugin-host — dlopens a plugin beside this program (default libplugin-rt.so, whose
+ * constructor waits for a thread that asks for SCHED_FIFO 10; or libplugin-create.so).  Prints
+ * how long dlopen took, what the plugin's RT thread got (call result and the kernel's view),
+ * then asks SCHED_FIFO 10 for itself (a later request, after the plugin is loaded) and exits.
+ * Usage: plugin-host [PLUGIN.so]
  *   dlopen-ms N / plugin-wait OK|ETIMEDOUT / call plugin rc=R err=E / kernel plugin POLICY PRIO
  *   call host rc=R err=E / kernel host POLICY PRIO */
 // link: -ldl
@@ -20,14 +21,15 @@ static long long ms_now(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	char path[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
-	if (n <= 0)
+	const char *lib = argc > 1 ? argv[1] : "libplugin-rt.so";
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path);
+	if (n <= 0 || (size_t)n + strlen(lib) >= sizeof path)
 		return 2;
 	path[n] = '\0';
-	strcpy(strrchr(path, '/') + 1, "libplugin-rt.so");
+	strcpy(strrchr(path, '/') + 1, lib);
 	probe_start();
 
 	long long t0 = ms_now();
