@@ -109,7 +109,7 @@ static void *helper(void *p)
 /* A child of fork() has no helper: a load in flight in the parent starts again there. */
 static void atfork_child(void)
 {
-	owner_pid = getpid();
+	__atomic_store_n(&owner_pid, getpid(), __ATOMIC_RELAXED);
 	__atomic_store_n(&helper_tid, 0, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == LOADING)
 		__atomic_store_n(&state, IDLE, __ATOMIC_RELAXED);
@@ -123,7 +123,7 @@ static void register_atfork(void)
 void rtshim_client_loader_init(rtshim_create_fn *real_create)
 {
 	pthread_once(&atfork_once, register_atfork);
-	owner_pid = getpid();
+	__atomic_store_n(&owner_pid, getpid(), __ATOMIC_RELAXED);
 	__atomic_store_n(&create_real, real_create, __ATOMIC_RELEASE);
 }
 
@@ -189,7 +189,8 @@ static const struct rtshim_client_v1 *load_on_this_thread(int timeout_ms)
 		load();
 		set_state(DONE);
 	} else {
-		load(); /* the helper waits for the lock this thread holds: it will find it loaded */
+		load(); /* in flight elsewhere (a helper waiting for the lock this thread holds, or
+			 * the parent's, seen from a vfork child): the same object, another reference */
 	}
 	errno = saved;
 	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
@@ -237,7 +238,7 @@ const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
 	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
 		return c;
 	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
-	if (!create || owner_pid != getpid())
+	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
 		return load_on_this_thread(timeout_ms);
 	/* The helper loads; if it turns out to wait for a lock this thread holds, load here (the
 	 * loader's lock is recursive for its holder).  If another thread holds it (one that waits
@@ -267,7 +268,7 @@ const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
 	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
 	/* before the shim's constructor (start-up: the loader's lock is free), or in a vfork child
 	 * (it shares the parent's memory: no thread may be started there): here, as before */
-	if (!create || owner_pid != getpid())
+	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
 		return load_on_this_thread(timeout_ms);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;
