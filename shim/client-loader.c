@@ -1,20 +1,47 @@
 /* client-loader.c — see client-loader.h.  The shim's client is found by the shim's own
- * location (dladdr, or /proc/self/maps when the loader only knows a relative name). */
+ * location (dladdr, or /proc/self/maps when the loader only knows a relative name).
+ *
+ * dlopen and dladdr take the dynamic loader's lock.  A library constructor run by dlopen holds
+ * it while it runs; if it waits for a thread it started, and that thread asks for realtime, a
+ * request that loaded the client itself would wait for the constructor, which waits for the
+ * request: both hang.  So the load runs on a helper thread (started once per process, with
+ * the real pthread_create and every signal blocked) and a request waits for it at most the
+ * D-Bus timeout; past that it fails open (EPERM, as without the shim) and the load completes
+ * once the loader's lock is free, for the next request. */
 #include "client-loader.h"
 #include "client-open.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "format.h"
 #include "log.h"
 #include "procfs.h"
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+enum { IDLE, LOADING, DONE };
+
 static const struct rtshim_client_v1 *client;
 static int load_timeout_ms;
+/* futex word: IDLE, LOADING (the helper runs), DONE (client set, or the load failed: logged) */
+static int state;
+/* set by rtshim_client_loader_init: the real pthread_create, and the process whose memory this
+ * is (renewed in a child of fork(); a vfork child, which shares it, has another PID) */
+static rtshim_create_fn *create_real;
+static pid_t owner_pid;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+/* the helper's TID, once it runs */
+static pid_t helper_tid;
 
 static int own_dir(char *buf, size_t size)
 {
@@ -37,6 +64,8 @@ static int own_dir(char *buf, size_t size)
 	return 0;
 }
 
+/* dlopen the client and publish it (a second load, on the creator's thread while the helper
+ * waits for the lock, only takes another reference to the same object). */
 static void load(void)
 {
 	char dir[PATH_MAX], err[PATH_MAX + 128];
@@ -55,13 +84,201 @@ static void load(void)
 		return;
 	}
 	c->set_timeout_ms(__atomic_load_n(&load_timeout_ms, __ATOMIC_RELAXED));
-	rtshim_log(RTSHIM_LOG_DEBUG, "daemon client loaded from %s%s", dir, RTSHIM_CLIENT_FILE);
-	__atomic_store_n(&client, c, __ATOMIC_RELEASE);
+	const struct rtshim_client_v1 *none = NULL;
+	if (__atomic_compare_exchange_n(&client, &none, c, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		rtshim_log(RTSHIM_LOG_DEBUG, "daemon client loaded from %s%s", dir, RTSHIM_CLIENT_FILE);
+}
+
+static void set_state(int s)
+{
+	__atomic_store_n(&state, s, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static void *helper(void *p)
+{
+	(void)p;
+	int saved = errno;
+	__atomic_store_n(&helper_tid, gettid(), __ATOMIC_RELEASE);
+	load();
+	set_state(DONE);
+	errno = saved;
+	return NULL;
+}
+
+/* A child of fork() has no helper: a load in flight in the parent starts again there. */
+static void atfork_child(void)
+{
+	__atomic_store_n(&owner_pid, getpid(), __ATOMIC_RELAXED);
+	__atomic_store_n(&helper_tid, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == LOADING)
+		__atomic_store_n(&state, IDLE, __ATOMIC_RELAXED);
+}
+
+static void register_atfork(void)
+{
+	(void)pthread_atfork(NULL, NULL, atfork_child);
+}
+
+void rtshim_client_loader_init(rtshim_create_fn *real_create)
+{
+	pthread_once(&atfork_once, register_atfork);
+	__atomic_store_n(&owner_pid, getpid(), __ATOMIC_RELAXED);
+	__atomic_store_n(&create_real, real_create, __ATOMIC_RELEASE);
+}
+
+/* IDLE → LOADING, and the helper thread started (detached, every signal blocked: the program's
+ * handlers never run there).  false: no helper (the state is IDLE again). */
+static bool start_helper(rtshim_create_fn *create)
+{
+	int idle = IDLE;
+	if (!__atomic_compare_exchange_n(&state, &idle, LOADING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return true; /* another request started it */
+	pthread_attr_t attr;
+	sigset_t all, old;
+	int e = pthread_attr_init(&attr);
+	if (!e) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_t t;
+		e = create(&t, &attr, helper, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&attr);
+	}
+	if (e) {
+		rtshim_log_once(RTSHIM_LOG_WARN, e,
+				"cannot start a thread to load the daemon client (%s): this request is left as it is",
+				rtshim_errno_name(e));
+		set_state(IDLE);
+		return false;
+	}
+	return true;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Until the helper is done, at most timeout_ms. */
+static void wait_done(int timeout_ms)
+{
+	int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+	for (;;) {
+		if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != LOADING)
+			return;
+		int64_t left = deadline - now_ns();
+		if (left <= 0)
+			return;
+		struct timespec rel = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
+		syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &rel, NULL, 0);
+	}
+}
+
+/* On the calling thread, as before the helper existed (and only where no thread may wait for
+ * us: before the shim's constructor, in a vfork child, or when we hold the loader's lock). */
+static const struct rtshim_client_v1 *load_on_this_thread(int timeout_ms)
+{
+	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+	int saved = errno, idle = IDLE;
+	if (__atomic_compare_exchange_n(&state, &idle, LOADING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		load();
+		set_state(DONE);
+	} else {
+		load(); /* in flight elsewhere (a helper waiting for the lock this thread holds, or
+			 * the parent's, seen from a vfork child): the same object, another reference */
+	}
+	errno = saved;
+	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+}
+
+/* Is the helper blocked on a lock the calling thread holds (the dynamic loader's, when we run in
+ * a library constructor that dlopen called)?  The loader's lock is a recursive pthread mutex:
+ * the helper then sleeps in futex() on its first word, and the mutex's owner field (glibc's
+ * public layout: __lock, __count, __owner) holds the owner's TID.  Read with
+ * process_vm_readv, which fails cleanly on a bad address.  false whenever unsure. */
+static bool helper_waits_for_me(void)
+{
+	pid_t h = __atomic_load_n(&helper_tid, __ATOMIC_ACQUIRE);
+	char path[64], buf[256];
+	if (h <= 0)
+		return false;
+	rtshim_format(path, sizeof path, "/proc/self/task/%d/syscall", (int)h);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	if (end == buf || nr != SYS_futex)
+		return false;
+	unsigned long word = strtoul(end, &end, 16);
+	if (!word)
+		return false;
+	int owner = 0;
+	struct iovec here = { .iov_base = &owner, .iov_len = sizeof owner };
+	struct iovec there = { .iov_base = (void *)(uintptr_t)(word + 2 * sizeof(int)),
+			       .iov_len = sizeof owner };
+	if (process_vm_readv(getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof owner)
+		return false;
+	return owner == gettid();
+}
+
+const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
+{
+	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
+		return c;
+	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
+	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
+		return load_on_this_thread(timeout_ms);
+	/* The helper loads; if it turns out to wait for a lock this thread holds, load here (the
+	 * loader's lock is recursive for its holder).  If another thread holds it (one that waits
+	 * for us, perhaps), give up after timeout_ms: the new thread's request fails open. */
+	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
+	int saved = errno;
+	if (start_helper(create)) {
+		int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING && now_ns() < deadline) {
+			if (helper_waits_for_me()) {
+				load();
+				break;
+			}
+			struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
+			syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &ms, NULL, 0);
+		}
+	}
+	errno = saved;
+	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
 }
 
 const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
 {
+	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
+		return c;
+	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
+	/* before the shim's constructor (start-up: the loader's lock is free), or in a vfork child
+	 * (it shares the parent's memory: no thread may be started there): here, as before */
+	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
+		return load_on_this_thread(timeout_ms);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
-	pthread_once(&once, load);
-	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	int saved = errno;
+	if (start_helper(create))
+		wait_done(timeout_ms);
+	errno = saved;
+	c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	if (!c && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING)
+		rtshim_log_once(RTSHIM_LOG_WARN, 0,
+				"the daemon client is still loading after %d ms (the dynamic loader is busy: a library constructor waiting for this thread?): this request is left as it is, later ones are served",
+				timeout_ms);
+	return c;
 }

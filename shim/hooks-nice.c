@@ -49,6 +49,12 @@ static nice_fn *real_nice(void)
 	return f;
 }
 
+void rtshim_resolve_nice(void)
+{
+	real_setpriority();
+	real_nice();
+}
+
 /* Without a next definition (never seen with glibc): the system call. */
 static int sys_setpriority(int which, id_t who, int prio)
 {

@@ -100,14 +100,12 @@ DEFINE_REAL(pthread_getattr_np, NULL)
  * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
 DEFINE_REAL(pthread_create, "GLIBC_2.34")
 
-/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
- * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
- * pthread_create waits, and a dlsym or dlopen in the new thread would deadlock both.  So the
- * creator resolves and loads everything the new thread's request uses; the loader's lock is
- * recursive for the thread that holds it. */
-void rtshim_prepare_for_new_thread(int prio)
+/* Every real function, resolved now: a request must never need the dynamic loader's lock
+ * (dlsym takes it), which a library constructor run by dlopen holds while it waits for the
+ * requesting thread.  From the shim's constructor; lazy resolution stays the fallback for hooks
+ * called before it. */
+static void resolve_all(void)
 {
-	struct rlimit rl;
 	rtshim_real_sched_setscheduler();
 	rtshim_real_sched_setparam();
 	rtshim_real_sched_getscheduler();
@@ -115,9 +113,21 @@ void rtshim_prepare_for_new_thread(int prio)
 	rtshim_real_pthread_setschedprio();
 	rtshim_real_pthread_getschedparam();
 	rtshim_real_pthread_getattr_np();
+	rtshim_real_pthread_create();
+	rtshim_resolve_nice();
+}
+
+/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
+ * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
+ * pthread_create waits.  So the creator loads the client the new thread's request uses, on its
+ * own thread: the loader's lock is recursive for the thread that holds it. */
+void rtshim_prepare_for_new_thread(int prio)
+{
+	struct rlimit rl;
+	resolve_all();
 	/* the client only where the direct call is bound to fail: root's programs never load it */
 	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
-		rtshim_client_get(rtshim_cfg()->timeout_ms);
+		rtshim_client_load_here(rtshim_cfg()->timeout_ms);
 }
 
 /* ---- guard, secure mode, configuration ----------------------------------------------------- */
@@ -282,13 +292,16 @@ static void atfork_child(void)
 	rtshim_runaway_atfork_release();
 }
 
-/* Nothing significant: record the main thread (so other threads can name it) and arrange for
- * fork.  Hooks work before this runs (a library's constructor may call them first). */
+/* Nothing significant: resolve the real functions, record the main thread (so other threads can
+ * name it) and arrange for fork.  Hooks work before this runs (a library's constructor may call
+ * them first). */
 __attribute__((constructor)) static void rtshim_init(void)
 {
 	rtshim_log_init();
+	resolve_all(); /* in secure execution too: its hooks call the real functions */
 	if (secure_execution())
 		return;
+	rtshim_client_loader_init(rtshim_real_pthread_create());
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	if (gettid() == getpid() && !self_rec.linked) {

@@ -34,6 +34,8 @@ pthread_setschedprio_fn *rtshim_real_pthread_setschedprio(void);
 pthread_getschedparam_fn *rtshim_real_pthread_getschedparam(void);
 pthread_getattr_np_fn *rtshim_real_pthread_getattr_np(void);
 pthread_create_fn *rtshim_real_pthread_create(void);
+/* hooks-nice.c: resolve its real functions (setpriority, nice) now. */
+void rtshim_resolve_nice(void);
 /* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);
 

@@ -1,5 +1,12 @@
 /* registry.c — see registry.h.  A chained hash table on the pthread_t, one mutex: insertion and
- * removal are O(1) and uncontended in practice (a thread start costs one lock/unlock pair). */
+ * removal are O(1) and uncontended in practice (a thread start costs one lock/unlock pair).
+ *
+ * Signal handlers: a program's handler may read scheduling (pthread_getschedparam, ...) while
+ * the thread it interrupted is inside this file, holding the mutex (starting or ending a thread,
+ * forking).  Relocking would deadlock that thread for good; glibc alone never does.  So each
+ * thread notes in TLS that it holds (or is about to take) the mutex, and a lookup from that
+ * same thread (necessarily a handler that interrupted it) does not lock: it answers "not found",
+ * and the readers then give the kernel's raw view, which is what glibc alone gives. */
 #include "registry.h"
 
 #include <errno.h>
@@ -13,11 +20,38 @@
 #define BUCKETS 256
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* this thread holds `lock` or is about to take it (set before locking, cleared after
+ * unlocking: a handler that runs in between is told "not found", never blocks) */
+static __thread int holding __attribute__((tls_model("initial-exec")));
 static struct rtshim_thread *buckets[BUCKETS];
 static size_t count;
 /* requests in flight in this process (rtshim_registry_pending_*): readers look no further while
  * it is 0, so they cost one load when nothing is in flight */
 static int inflight;
+
+static void take(void)
+{
+	__atomic_store_n(&holding, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&lock);
+}
+
+static void give(void)
+{
+	pthread_mutex_unlock(&lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&holding, 0, __ATOMIC_RELAXED);
+}
+
+/* For lookups and flag updates: false (do nothing) when this thread already holds the lock,
+ * i.e. a signal handler interrupted it inside this file. */
+static bool take_unless_held(void)
+{
+	if (__atomic_load_n(&holding, __ATOMIC_RELAXED))
+		return false;
+	take();
+	return true;
+}
 
 static unsigned bucket_of(pthread_t h)
 {
@@ -69,26 +103,27 @@ static struct rtshim_thread *find_tid_locked(pid_t tid)
 
 void rtshim_registry_add(struct rtshim_thread *t)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	/* a handle can be reused only after its thread ended, but be robust anyway */
 	struct rtshim_thread *old = find_handle_locked(t->handle);
 	if (old)
 		unlink_locked(old);
 	link_locked(t);
-	pthread_mutex_unlock(&lock);
+	give();
 }
 
 void rtshim_registry_remove(struct rtshim_thread *t)
 {
-	pthread_mutex_lock(&lock);
+	take();
 	unlink_locked(t);
-	pthread_mutex_unlock(&lock);
+	give();
 }
 
 int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
 {
 	int r = -ESRCH;
-	pthread_mutex_lock(&lock);
+	if (!take_unless_held())
+		return r;
 	struct rtshim_thread *t = find_handle_locked(h);
 	if (t) {
 		if (tid)
@@ -97,35 +132,37 @@ int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
 			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 		r = 0;
 	}
-	pthread_mutex_unlock(&lock);
+	give();
 	return r;
 }
 
 int rtshim_registry_by_tid(pid_t tid, int *flags)
 {
 	int r = -ESRCH;
-	pthread_mutex_lock(&lock);
+	if (!take_unless_held())
+		return r;
 	struct rtshim_thread *t = find_tid_locked(tid);
 	if (t) {
 		if (flags)
 			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 		r = 0;
 	}
-	pthread_mutex_unlock(&lock);
+	give();
 	return r;
 }
 
 int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear)
 {
 	int r = -ESRCH;
-	pthread_mutex_lock(&lock);
+	if (!take_unless_held())
+		return r;
 	struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
 	if (t) {
 		int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 		r = 0;
 	}
-	pthread_mutex_unlock(&lock);
+	give();
 	return r;
 }
 
@@ -168,7 +205,8 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 		if (!__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
 			return waited;
 		int *word = NULL;
-		pthread_mutex_lock(&lock);
+		if (!take_unless_held())
+			return waited;
 		/* under the lock a linked record is a live thread's: its word may be touched */
 		struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
 		if (t) {
@@ -179,7 +217,7 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 			if (v)
 				word = &t->pending;
 		}
-		pthread_mutex_unlock(&lock);
+		give();
 		if (!word)
 			return waited;
 		int64_t now = now_ns();
@@ -199,20 +237,21 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 
 size_t rtshim_registry_count(void)
 {
-	pthread_mutex_lock(&lock);
+	if (!take_unless_held())
+		return __atomic_load_n(&count, __ATOMIC_RELAXED);
 	size_t n = count;
-	pthread_mutex_unlock(&lock);
+	give();
 	return n;
 }
 
 void rtshim_registry_atfork_prepare(void)
 {
-	pthread_mutex_lock(&lock);
+	take();
 }
 
 void rtshim_registry_atfork_parent(void)
 {
-	pthread_mutex_unlock(&lock);
+	give();
 }
 
 void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
@@ -226,6 +265,7 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	lock = fresh;
+	__atomic_store_n(&holding, 0, __ATOMIC_RELAXED);
 	if (self) {
 		bool was_linked = self->linked;
 		self->linked = false;

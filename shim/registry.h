@@ -34,7 +34,9 @@ struct rtshim_thread {
 void rtshim_registry_add(struct rtshim_thread *t);
 void rtshim_registry_remove(struct rtshim_thread *t);
 
-/* Look a thread up by handle or by TID; copies its tid and flags.  0 or -ESRCH. */
+/* Look a thread up by handle or by TID; copies its tid and flags.  0 or -ESRCH.  Called by a
+ * signal handler that interrupted its own thread inside this registry (lock held): -ESRCH at
+ * once, never a deadlock (so do rtshim_registry_update and rtshim_registry_wait_settled). */
 int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags);
 int rtshim_registry_by_tid(pid_t tid, int *flags);
 

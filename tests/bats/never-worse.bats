@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# Never worse than without the shim: programs that run fine on their own must not hang or see
+# other values because the shim is preloaded.  Each probe runs to its end under `timeout` (a
+# hang is a failure, never a stuck suite), as the unprivileged test user against the real stack
+# (dbus-daemon, polkitd, rtkit-daemon) and, where privilege matters, as root; outcomes are read
+# from the kernel (exit status, the probes' own sched_getscheduler/syscall readings, /proc).
+
+load common
+
+setup_file() {
+	tb_start -- --actions-per-burst-max=1000 --threads-per-user-max=1000 \
+		--processes-per-user-max=1000
+}
+teardown_file() { tb_stop; }
+
+# bounded SECONDS [--root] [--noshim] [VAR=VALUE...] PROBE [ARGS...]: run a probe to its end
+# (as the test user, or as root), at most SECONDS; bats' `run` keeps status and output.
+bounded() {
+	local secs=$1 root=() shim=1
+	shift
+	local -a env=()
+	while (($#)); do
+		case $1 in
+		--root) root=(--root) ;;
+		--noshim) shim=0 ;;
+		*=*) env+=("$1") ;;
+		*) break ;;
+		esac
+		shift
+	done
+	((shim)) && env+=("LD_PRELOAD=$SHIM_PRELOAD")
+	local name=$1
+	shift
+	timeout "$secs" "$TESTBED" run --dir "$TB_DIR" "${root[@]}" -- env "${env[@]}" "$PROBES/$name" "$@"
+}
+
+# bounded_nice_cap SECONDS [--noshim] PROBE [ARGS...]: as the test user, but with CAP_SYS_NICE
+# (ambient): a privileged user who is not root.  (RLIMIT_RTPRIO cannot be raised for it here:
+# the testbed's `run` pins it to 0, and root may lack CAP_SYS_RESOURCE in a container.)
+bounded_nice_cap() {
+	local secs=$1 shim=1
+	shift
+	[[ $1 == --noshim ]] && { shim=0; shift; }
+	local -a env=()
+	((shim)) && env+=("LD_PRELOAD=$SHIM_PRELOAD")
+	local name=$1
+	shift
+	"$TESTBED" user >/dev/null
+	timeout "$secs" prlimit --rtprio=0:0 -- setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+		--clear-groups --inh-caps=-all,+sys_nice --ambient-caps=+sys_nice \
+		env HOME=/tmp DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TB_DIR/bus" "${env[@]}" "$PROBES/$name" "$@"
+}
+
+# line KEY: the rest of the output line that starts with "KEY " (first one).
+line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' <<<"$output"; }
+
+# ---- a plugin whose constructor waits for the RT thread it started ---------------------------
+
+@test "plugin constructor waiting for its RT thread, user: the host goes on within the timeout, a later request is granted" {
+	# the reference: without the shim the host goes on, the thread gets EPERM
+	run bounded 20 --noshim plugin-host
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	[ "$(line "call plugin")" = "rc=1 err=EPERM" ]
+	[ "$(line "kernel plugin")" = "OTHER 0" ]
+
+	run bounded 20 plugin-host
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	local ms
+	ms=$(line dlopen-ms)
+	# the request waits for the daemon client at most RTSHIM_TIMEOUT_MS (500), then fails open
+	((ms < 1000))
+	# EPERM as without the shim, or better: realtime through rtkit
+	case $(line "call plugin") in
+	"rc=1 err=EPERM") [ "$(line "kernel plugin")" = "OTHER 0" ] ;;
+	"rc=0 err=OK") [[ $(line "kernel plugin") == "RR|RESET "* ]] ;;
+	*) false ;;
+	esac
+	# the client finished loading once the loader's lock was free: the next request is served
+	[ "$(line "call host")" = "rc=0 err=OK" ]
+	[[ $(line "kernel host") == "RR|RESET "* ]]
+
+	# the bound is RTSHIM_TIMEOUT_MS
+	run bounded 20 RTSHIM_TIMEOUT_MS=200 plugin-host
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	ms=$(line dlopen-ms)
+	((ms < 600))
+	[ "$(line "call host")" = "rc=0 err=OK" ]
+}
+
+@test "plugin constructor waiting for its RT thread, root: FIFO 10 granted at once, no hang" {
+	run bounded 20 --root --noshim plugin-host
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel plugin")" = "FIFO 10" ]
+
+	run bounded 20 --root plugin-host
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	[ "$(line "call plugin")" = "rc=0 err=OK" ]
+	[[ $(line "kernel plugin") == FIFO*" 10" ]]
+	local ms
+	ms=$(line dlopen-ms)
+	((ms < 250))
+}
+
+@test "plugin whose thread creates an explicit-RT thread while the constructor waits, user: bounded, the constructor's own creation still RT" {
+	run bounded 20 --noshim plugin-host libplugin-create.so
+	[ "$status" -eq 0 ]
+	[ "$(line "call plugin")" = "rc=1 err=EPERM" ]
+
+	# the creator is a thread the lock holder waits for: it must not load the client itself
+	run bounded 20 plugin-host libplugin-create.so
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line plugin-wait)" = OK ]
+	local ms
+	ms=$(line dlopen-ms)
+	((ms < 2500)) # the creator's bounded wait, then the new thread's (RTSHIM_TIMEOUT_MS each)
+	case $(line "call plugin") in
+	"rc=0 err=OK") [[ $(line "kernel plugin") == "OTHER 0" || $(line "kernel plugin") == "RR|RESET "* ]] ;;
+	*) false ;;
+	esac
+	[ "$(line "call host")" = "rc=0 err=OK" ]
+
+	# the creator is the constructor itself (libffado under jackd): it holds the loader's lock,
+	# the client is loaded on its thread and the new thread is promoted through rtkit
+	run bounded 20 PLUGIN_CREATOR=ctor plugin-host libplugin-create.so
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call plugin")" = "rc=0 err=OK" ]
+	[[ $(line "kernel plugin") == "RR|RESET "* ]]
+	ms=$(line dlopen-ms)
+	((ms < 2500))
+}
+
+# ---- a signal handler that reads scheduling while threads start and end ---------------------
+
+@test "SIGALRM handler reading another thread's scheduling while threads start and end: 3 runs of 3 s, no hang" {
+	run bounded 20 --noshim sig-reader 3
+	[ "$status" -eq 0 ]
+	[ "$(line handler-errors)" = 0 ]
+	local i
+	for i in 1 2 3; do
+		run bounded 20 sig-reader 3
+		echo "run $i: status $status"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$(line handler-errors)" = 0 ]
+		(($(line handler-runs) > 100))
+		(($(line threads) > 100))
+	done
+}
+
+# ---- privileged callers keep inheritance (root, and a user with CAP_SYS_NICE) ---------------
+
+@test "root's sched_setscheduler(0, FIFO, 20): a default thread and a forked child inherit FIFO 20" {
+	run bounded 20 --root --noshim priv-inherit
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel thread")" = "FIFO 20" ]
+	[ "$(line "kernel child")" = "FIFO 20" ]
+
+	run bounded 20 --root priv-inherit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call setscheduler")" = "rc=0 err=OK" ]
+	[ "$(line "kernel main")" = "FIFO 20" ]
+	[ "$(line "kernel thread")" = "FIFO 20" ]
+	[ "$(line "kernel child")" = "FIFO 20" ]
+}
+
+@test "a user with CAP_SYS_NICE: sched_setscheduler(0, FIFO, 20) is inherited by a thread and a child" {
+	run bounded_nice_cap 20 --noshim priv-inherit
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel thread")" = "FIFO 20" ]
+	[ "$(line "kernel child")" = "FIFO 20" ]
+
+	local before
+	before=$(rtkit_grants)
+	run bounded_nice_cap 20 priv-inherit
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call setscheduler")" = "rc=0 err=OK" ]
+	[ "$(line "kernel main")" = "FIFO 20" ]
+	[ "$(line "kernel thread")" = "FIFO 20" ]
+	[ "$(line "kernel child")" = "FIFO 20" ]
+	[ "$(rtkit_grants)" = "$before" ]
+}
+
+# ---- glibc's view of a granted thread --------------------------------------------------------
+
+@test "pthread_getattr_np after a grant reads SCHED_RR, and an attribute copied from it creates a thread" {
+	# the reference: with privilege, no shim
+	run bounded 20 --root --noshim attr-copy
+	[ "$status" -eq 0 ]
+	[ "$(line attr-policy)" = 0x2 ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel copied")" = "RR 10" ]
+
+	run bounded 20 attr-copy
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call setschedparam")" = "rc=0 err=OK" ]
+	[ "$(line attr-policy)" = 0x2 ]
+	[ "$(line attr-prio)" = 10 ]
+	[ "$(line "call attr-setschedpolicy")" = "rc=0 err=OK" ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel copied")" = "RR|RESET 10" ]
+}
+
+@test "a vfork child asking for RT leaves the parent's policy and descriptors as they were" {
+	run bounded 20 --root --noshim vfork-rt
+	[ "$status" -eq 0 ]
+	[ "$(line "call worker")" = "rc=0 err=OK" ]
+	[ "$(line before)" = "$(line after)" ]
+
+	run bounded 20 vfork-rt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call parent")" = "rc=0 err=OK" ]
+	[[ $(line before) == "RR "* ]]
+	# policy as the program reads it, and descriptors once another thread was served too
+	[ "$(line "call worker")" = "rc=0 err=OK" ]
+	[ "$(line before)" = "$(line after)" ]
+	[[ $(line "kernel parent") == "RR|RESET "* ]]
+	[[ $(line "kernel worker") == "RR|RESET "* ]]
+}
