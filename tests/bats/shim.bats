@@ -398,6 +398,18 @@ assert_rttime_bounded() {
 	allow_polkit
 	[ "$(grep -c 'rc=-1 err=EPERM' "$OUT")" = 2 ]
 	[ "$(grep -c 'rtkit did not grant' "$ERR")" = 1 ]
+	# the one cause that applied, what the program gets, the nice level, where to look
+	grep -q 'rtkit did not grant realtime (FIFO/80 asked, 20 sent): rtkit refused: polkit does not allow realtime for this session (or rtkit.s canary fired); the call fails with EPERM as it would without rtshim (rtrun --check tells more)$' "$ERR"
+}
+
+@test "polkit refuses, with -v: each decision once, no cause said twice" {
+	deny_polkit
+	probe_run RTSHIM_LOG=info cyclictest-style 1
+	settle '^sees' 1
+	allow_polkit
+	grep -q "thread $(tid_of t0): FIFO/80 requested → no realtime: rtkit refused: polkit does not allow" "$ERR"
+	run grep -c 'rtkit refused: rtkit refused' "$ERR"
+	[ "$output" = 0 ]
 }
 
 @test "no daemon client beside the shim: exactly as without the shim, one warning" {
