@@ -83,7 +83,7 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,
 FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), \
   $(patsubst tests/fuzz/%.c,$(TESTOUT)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))))
 
-.PHONY: all tests tsan check demo bench install uninstall clean deps i386 i386-libs
+.PHONY: all tests tsan check demo build-demo bench install uninstall clean deps i386 i386-libs
 all: $(SHIM) $(CLIENT) $(RTRUN)
 tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS)
 # The ThreadSanitizer tests (tests/bats/checkers.bats): the shim, the client and two probes.
@@ -175,8 +175,14 @@ $(B)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
+# check, demo and bench install the build dependencies first (deps), then build in a new
+# $(MAKE): this one read the Makefile, and ran pkg-config, before deps installed anything.
+# INSTALL_DEPS: what deps runs.  BUILD_ONLY=1: stop after building what would run.
+INSTALL_DEPS ?= scripts/install-deps
+BUILD_ONLY ?=
+run_unless_build_only = $(if $(BUILD_ONLY),@true,@$(1))
 deps:
-	@scripts/install-deps
+	@$(INSTALL_DEPS)
 
 # check: the normal build's suites, then (tests/run's second pass) the ASan+UBSan build's unit
 # tests and shim suites; the TSan build for tests/bats/checkers.bats.
@@ -184,15 +190,19 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
-	@B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run
+	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run)
 
-demo: deps all
-	@$(MAKE) --no-print-directory -j$(NPROC) tests
-	@B=$(B) scripts/demo
+# demo: what scripts/demo runs (rtrun, the 64-bit shim and client: jackd is 64-bit), quietly;
+# compiler errors still show.
+demo: deps
+	@echo "demo: building rtrun and librtshim.so in $(B)/ ..."
+	@$(MAKE) -s --no-print-directory -j$(NPROC) build-demo
+	$(call run_unless_build_only,B=$(B) scripts/demo)
+build-demo: $(SHIM) $(CLIENT) $(RTRUN)
 
 bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests $(BENCHES)
-	@B=$(B) scripts/bench
+	$(call run_unless_build_only,B=$(B) scripts/bench)
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
