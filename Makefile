@@ -83,23 +83,32 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,
 FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), \
   $(patsubst tests/fuzz/%.c,$(TESTOUT)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))))
 
-.PHONY: all tests tsan check demo build-demo bench install uninstall clean deps i386 i386-libs
+.PHONY: all tests tsan check demo build-demo bench install uninstall clean deps i386 i386-all \
+  i386-libs i386-shim
 all: $(SHIM) $(CLIENT) $(RTRUN)
 tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS)
 # The ThreadSanitizer tests (tests/bats/checkers.bats): the shim, the client and two probes.
 tsan: $(SHIM) $(CLIENT) $(TESTOUT)/probes/herd $(TESTOUT)/probes/shim-script
 
 # The 32-bit shim and client beside the 64-bit ones, so that one LD_PRELOAD value with the
-# loader's $LIB token serves both ELF classes; plus the 32-bit probes to prove it.  Built by
-# `make tests` when an i386 toolchain and libdbus-1-dev:i386 are installed (scripts/install-deps).
+# loader's $LIB token serves both ELF classes: built by `make` (all) and installed by
+# `make install` into $(I386_PKGLIBDIR) when an i386 toolchain and libdbus-1-dev:i386 are
+# installed (scripts/install-deps); `make tests` adds the 32-bit probes that prove them.
+# I386= turns the 32-bit build off (debian/rules: the i386 package is built on its own).
 I386_PC   := /usr/lib/i386-linux-gnu/pkgconfig
 I386      ?= $(if $(filter x86_64-linux-gnu,$(MULTIARCH)),$(wildcard $(I386_PC)/dbus-1.pc))
-# (added here, not on the `tests:` line above: make expands prerequisites where it reads them)
+I386_PKGLIBDIR ?= $(PREFIX)/lib/i386-linux-gnu/rtshim
+I386_MAKE = $(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
+  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386=
+# (added here, not on the `all:`/`tests:` lines above: make expands prerequisites where it
+# reads them).  i386 waits for i386-all, so two sub-makes never build the same files at once.
+all: $(if $(I386),i386-all)
 tests: $(if $(I386),i386)
-i386:
-	@$(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
-	  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386= \
-	  i386-libs
+i386-all:
+	@$(I386_MAKE) i386-shim
+i386: i386-all
+	@$(I386_MAKE) i386-libs
+i386-shim: $(SHIM) $(CLIENT)
 i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
 $(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h)
@@ -204,11 +213,16 @@ bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests $(BENCHES)
 	$(call run_unless_build_only,B=$(B) scripts/bench)
 
+I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
 	install -m 755 $(RTRUN) $(DESTDIR)$(BINDIR)/rtrun
 	install -m 755 scripts/rtshim-desktop $(DESTDIR)$(BINDIR)/rtshim-desktop
 	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
+ifneq ($(I386),)
+	install -d $(DESTDIR)$(I386_PKGLIBDIR)
+	install -m 644 $(I386_LIBOUT)/librtshim.so $(I386_LIBOUT)/librtshim-client.so $(DESTDIR)$(I386_PKGLIBDIR)/
+endif
 	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
 	install -m 644 man/rtshim-desktop.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1
 	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
@@ -216,8 +230,9 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(BINDIR)/rtshim-desktop $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
 	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1 \
-	  $(DESTDIR)$(MANDIR)/man7/rtshim.7
-	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+	  $(DESTDIR)$(MANDIR)/man7/rtshim.7 \
+	  $(DESTDIR)$(I386_PKGLIBDIR)/librtshim.so $(DESTDIR)$(I386_PKGLIBDIR)/librtshim-client.so
+	-rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(I386_PKGLIBDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-tsan
