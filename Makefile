@@ -12,6 +12,7 @@ MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu
 LIBDIR    ?= $(PREFIX)/lib/$(MULTIARCH)
 PKGLIBDIR ?= $(LIBDIR)/rtshim
 MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 VERSION   := 0.1.0
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
@@ -215,7 +216,8 @@ bench: deps
 
 I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+	  $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(RTRUN) $(DESTDIR)$(BINDIR)/rtrun
 	install -m 755 scripts/rtshim-desktop $(DESTDIR)$(BINDIR)/rtshim-desktop
 	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
@@ -226,11 +228,12 @@ endif
 	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
 	install -m 644 man/rtshim-desktop.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1
 	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
+	install -m 644 completions/rtrun completions/rtshim-desktop $(DESTDIR)$(BASHCOMPDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(BINDIR)/rtshim-desktop $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
 	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1 \
-	  $(DESTDIR)$(MANDIR)/man7/rtshim.7 \
+	  $(DESTDIR)$(MANDIR)/man7/rtshim.7 $(DESTDIR)$(BASHCOMPDIR)/rtrun $(DESTDIR)$(BASHCOMPDIR)/rtshim-desktop \
 	  $(DESTDIR)$(I386_PKGLIBDIR)/librtshim.so $(DESTDIR)$(I386_PKGLIBDIR)/librtshim-client.so
 	-rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(I386_PKGLIBDIR) 2>/dev/null
 
