@@ -38,18 +38,16 @@ set -euo pipefail
 touch $STUB/deps-installed
 echo "install-deps: done"
 EOF
-	# CC_NOOP=1: log, then create the output file empty instead of compiling
+	# CC_NOOP=1: log, then create the output file empty instead of compiling (sh: it runs a few
+	# hundred times)
 	cat >"$STUB/cc" <<EOF
-#!/usr/bin/env bash
-set -euo pipefail
-out=
-args=("\$@")
-for ((i = 0; i < \${#args[@]}; i++)); do
-	[[ \${args[i]} == -o ]] && out=\${args[i + 1]}
-done
-[[ -z \$out ]] || printf '%s\n' "\$*" >>$STUB/cc.log
-if [[ -n \$out && -n \${CC_NOOP:-} ]]; then
-	mkdir -p "\$(dirname "\$out")"
+#!/bin/sh
+set -eu
+out= prev=
+for a in "\$@"; do [ "\$prev" != -o ] || out=\$a; prev=\$a; done
+[ -z "\$out" ] || printf '%s\n' "\$*" >>$STUB/cc.log
+if [ -n "\$out" ] && [ -n "\${CC_NOOP:-}" ]; then
+	case \$out in */*) mkdir -p "\${out%/*}" ;; esac
 	: >"\$out"
 	exit 0
 fi
