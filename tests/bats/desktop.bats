@@ -45,8 +45,9 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 		[--map]="--map offset --top 70" [--top]="--top 70" [--runaway]="--runaway kill"
 		[--inherit]="--inherit" [--verbose]="--verbose" [--quiet]="--quiet" [--trace]="--trace"
 		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
+		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
 	)
-	local -a starts_nothing=(--check --pid --help --version)
+	local -a starts_nothing=(--check --pid --status --all-tasks --help --version)
 	local opt args
 	run -0 "$RTRUN" --help
 	for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u); do
@@ -68,7 +69,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
-	for a in --check --ch "--pid 1" --pid=1 --help-me -V --version --vers; do
+	for a in --check --ch "--pid 1" --pid=1 --status --all-tasks -a -va --help-me -V --version --vers; do
 		# shellcheck disable=SC2086
 		run -2 "$SD" $a org.rtshim.Synth
 		[[ $output == *"starts no program"* || $output == *"rtrun: "* ]] || { echo "$a: $output"; return 1; }
