@@ -24,7 +24,7 @@ setup_file() {
 
 teardown_file() {
 	tb_stop
-	[[ -n ${WORK:-} ]] && rm -rf "$WORK"
+	if [[ -n ${WORK:-} ]]; then rm -rf "$WORK"; fi
 }
 
 setup() {
