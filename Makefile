@@ -12,6 +12,7 @@ MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu
 LIBDIR    ?= $(PREFIX)/lib/$(MULTIARCH)
 PKGLIBDIR ?= $(LIBDIR)/rtshim
 MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 DESTDIR   ?=
 VERSION   := 0.1.0
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
@@ -84,23 +85,32 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,
 FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), \
   $(patsubst tests/fuzz/%.c,$(TESTOUT)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))))
 
-.PHONY: all tests tsan check demo bench install uninstall clean deps i386 i386-libs
+.PHONY: all tests tsan check demo build-demo bench install uninstall clean deps i386 i386-all \
+  i386-libs i386-shim
 all: $(SHIM) $(CLIENT) $(RTRUN)
 tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS)
 # The ThreadSanitizer tests (tests/bats/checkers.bats): the shim, the client and two probes.
 tsan: $(SHIM) $(CLIENT) $(TESTOUT)/probes/herd $(TESTOUT)/probes/shim-script
 
 # The 32-bit shim and client beside the 64-bit ones, so that one LD_PRELOAD value with the
-# loader's $LIB token serves both ELF classes; plus the 32-bit probes to prove it.  Built by
-# `make tests` when an i386 toolchain and libdbus-1-dev:i386 are installed (scripts/install-deps).
+# loader's $LIB token serves both ELF classes: built by `make` (all) and installed by
+# `make install` into $(I386_PKGLIBDIR) when an i386 toolchain and libdbus-1-dev:i386 are
+# installed (scripts/install-deps); `make tests` adds the 32-bit probes that prove them.
+# I386= turns the 32-bit build off (debian/rules: the i386 package is built on its own).
 I386_PC   := /usr/lib/i386-linux-gnu/pkgconfig
 I386      ?= $(if $(filter x86_64-linux-gnu,$(MULTIARCH)),$(wildcard $(I386_PC)/dbus-1.pc))
-# (added here, not on the `tests:` line above: make expands prerequisites where it reads them)
+I386_PKGLIBDIR ?= $(PREFIX)/lib/i386-linux-gnu/rtshim
+I386_MAKE = $(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
+  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386=
+# (added here, not on the `all:`/`tests:` lines above: make expands prerequisites where it
+# reads them).  i386 waits for i386-all, so two sub-makes never build the same files at once.
+all: $(if $(I386),i386-all)
 tests: $(if $(I386),i386)
-i386:
-	@$(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
-	  PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386= \
-	  i386-libs
+i386-all:
+	@$(I386_MAKE) i386-shim
+i386: i386-all
+	@$(I386_MAKE) i386-libs
+i386-shim: $(SHIM) $(CLIENT)
 i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
 $(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h) core/sandbox.h
@@ -176,8 +186,14 @@ $(B)/bench/%: bench/%.c $(wildcard bench/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
+# check, demo and bench install the build dependencies first (deps), then build in a new
+# $(MAKE): this one read the Makefile, and ran pkg-config, before deps installed anything.
+# INSTALL_DEPS: what deps runs.  BUILD_ONLY=1: stop after building what would run.
+INSTALL_DEPS ?= scripts/install-deps
+BUILD_ONLY ?=
+run_unless_build_only = $(if $(BUILD_ONLY),@true,@$(1))
 deps:
-	@scripts/install-deps
+	@$(INSTALL_DEPS)
 
 # check: the normal build's suites, then (tests/run's second pass) the ASan+UBSan build's unit
 # tests and shim suites; the TSan build for tests/bats/checkers.bats.
@@ -185,30 +201,42 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
-	@B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run
+	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run)
 
-demo: deps all
-	@$(MAKE) --no-print-directory -j$(NPROC) tests
-	@B=$(B) scripts/demo
+# demo: what scripts/demo runs (rtrun, the 64-bit shim and client: jackd is 64-bit), quietly;
+# compiler errors still show.
+demo: deps
+	@echo "demo: building rtrun and librtshim.so in $(B)/ ..."
+	@$(MAKE) -s --no-print-directory -j$(NPROC) build-demo
+	$(call run_unless_build_only,B=$(B) scripts/demo)
+build-demo: $(SHIM) $(CLIENT) $(RTRUN)
 
 bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests $(BENCHES)
-	@B=$(B) scripts/bench
+	$(call run_unless_build_only,B=$(B) scripts/bench)
 
+I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+	  $(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(RTRUN) $(DESTDIR)$(BINDIR)/rtrun
 	install -m 755 scripts/rtshim-desktop $(DESTDIR)$(BINDIR)/rtshim-desktop
 	install -m 644 $(SHIM) $(CLIENT) $(DESTDIR)$(PKGLIBDIR)/
+ifneq ($(I386),)
+	install -d $(DESTDIR)$(I386_PKGLIBDIR)
+	install -m 644 $(I386_LIBOUT)/librtshim.so $(I386_LIBOUT)/librtshim-client.so $(DESTDIR)$(I386_PKGLIBDIR)/
+endif
 	install -m 644 man/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtrun.1
 	install -m 644 man/rtshim-desktop.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1
 	install -m 644 man/rtshim.7 $(DESTDIR)$(MANDIR)/man7/rtshim.7
+	install -m 644 completions/rtrun completions/rtshim-desktop $(DESTDIR)$(BASHCOMPDIR)/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rtrun $(DESTDIR)$(BINDIR)/rtshim-desktop $(DESTDIR)$(PKGLIBDIR)/librtshim.so \
 	  $(DESTDIR)$(PKGLIBDIR)/librtshim-client.so $(DESTDIR)$(MANDIR)/man1/rtrun.1 $(DESTDIR)$(MANDIR)/man1/rtshim-desktop.1 \
-	  $(DESTDIR)$(MANDIR)/man7/rtshim.7
-	-rmdir $(DESTDIR)$(PKGLIBDIR) 2>/dev/null
+	  $(DESTDIR)$(MANDIR)/man7/rtshim.7 $(DESTDIR)$(BASHCOMPDIR)/rtrun $(DESTDIR)$(BASHCOMPDIR)/rtshim-desktop \
+	  $(DESTDIR)$(I386_PKGLIBDIR)/librtshim.so $(DESTDIR)$(I386_PKGLIBDIR)/librtshim-client.so
+	-rmdir $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(I386_PKGLIBDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# rtshim-desktop's command line and bookkeeping, in a private XDG_DATA_DIRS / XDG_DATA_HOME: every
+# rtrun option passed on into Exec, `rtrun` from PATH unless --rtrun, the options recorded in the
+# override, --list's stale/orphaned states and --refresh.  No bus needed: launching an override
+# against the real stack is in rtrun.bats.
+
+bats_require_minimum_version 1.5.0
+load common
+
+SD=$RTSHIM_ROOT/scripts/rtshim-desktop
+
+setup() {
+	XDG=$BATS_TEST_TMPDIR/xdg
+	mkdir -p "$XDG/sys/applications" "$XDG/home"
+	export XDG_DATA_DIRS=$XDG/sys XDG_DATA_HOME=$XDG/home HOME=$XDG/home
+	# rtrun from the tree under test is the one in PATH
+	export PATH="$PFX/bin:$PATH"
+	SRC=$XDG/sys/applications/org.rtshim.Synth.desktop
+	O=$XDG/home/applications/org.rtshim.Synth.desktop
+	write_entry /usr/lib/synth/synth
+}
+
+# write_entry PROGRAM: the "installed" entry, with an action
+write_entry() {
+	cat >"$SRC" <<EOF
+[Desktop Entry]
+Type=Application
+Name=rtshim test synth
+Exec=$1 %U
+Actions=new;
+
+[Desktop Action new]
+Name=New instance
+Exec=$1 --new
+EOF
+}
+
+exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
+
+@test "rtshim-desktop passes every rtrun option (rtrun --help) on in Exec" {
+	# a sample for each option of rtrun --help; an option rtrun gains must be added here
+	local -A sample=(
+		[--priority]="--priority 12" [--policy]="--policy fifo" [--rttime]="--rttime 100000"
+		[--timeout]="--timeout 300" [--no-reset-on-fork]="--no-reset-on-fork" [--strict]="--strict"
+		[--map]="--map offset --top 70" [--top]="--top 70" [--runaway]="--runaway kill"
+		[--inherit]="--inherit" [--verbose]="--verbose" [--quiet]="--quiet" [--trace]="--trace"
+		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
+		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
+	)
+	local -a starts_nothing=(--check --pid --status --all-tasks --help --version)
+	local opt args
+	run -0 "$RTRUN" --help
+	for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u); do
+		[[ " ${starts_nothing[*]} " == *" $opt "* ]] && continue
+		[[ -n ${sample[$opt]:-} ]] || { echo "rtrun $opt: no sample in this test"; return 1; }
+		read -ra args <<<"${sample[$opt]}"
+		run -0 "$SD" "${args[@]}" org.rtshim.Synth
+		[ "$(exec_line)" = "rtrun ${sample[$opt]} /usr/lib/synth/synth %U" ] ||
+			{ echo "$opt: Exec=$(exec_line)"; return 1; }
+	done
+	# the README's JACK recipe, short options, optional values, and options in any order
+	run -0 "$SD" --map offset --top 70 -vp 10 --nice-fallback --only 'libjack*' org.rtshim.Synth
+	[ "$(exec_line)" = 'rtrun --map offset --top 70 -vp 10 --nice-fallback --only "libjack*" /usr/lib/synth/synth %U' ]
+	run -0 "$SD" org.rtshim.Synth -q --nice-fallback=always
+	[ "$(exec_line)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth %U" ]
+	grep -qx 'Exec=rtrun -q --nice-fallback=always /usr/lib/synth/synth --new' "$O"
+	run -0 desktop-file-validate "$O"
+}
+
+@test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
+	local a
+	for a in --check --ch "--pid 1" --pid=1 --status --all-tasks -a -va --help-me -V --version --vers; do
+		# shellcheck disable=SC2086
+		run -2 "$SD" $a org.rtshim.Synth
+		[[ $output == *"starts no program"* || $output == *"rtrun: "* ]] || { echo "$a: $output"; return 1; }
+	done
+	run -2 "$SD" --map sideways org.rtshim.Synth
+	[[ $output == "rtshim-desktop: rtrun: invalid --map value 'sideways'"* ]]
+	run -2 "$SD" --no-such-option org.rtshim.Synth
+	[[ $output == "rtshim-desktop: rtrun: unrecognized or ambiguous option '--no-such-option'"* ]]
+	run -2 "$SD" --top org.rtshim.Synth
+	[[ $output == *"invalid --top value 'org.rtshim.Synth'"* ]]
+	[ ! -e "$O" ]
+}
+
+@test "rtshim-desktop writes rtrun from PATH, and an absolute path only with --rtrun" {
+	# not the build tree's build/bin/rtrun beside scripts/: the override must survive the tree moving
+	run -0 "$SD" -p 10 org.rtshim.Synth
+	[ "$(exec_line)" = "rtrun -p 10 /usr/lib/synth/synth %U" ]
+	run -0 "$SD" --rtrun "$RTRUN" -p 10 org.rtshim.Synth
+	[ "$(exec_line)" = "$(readlink -f "$RTRUN") -p 10 /usr/lib/synth/synth %U" ]
+	# no rtrun in PATH: options cannot be checked; without options a warning, the entry is written
+	run -1 env PATH=/usr/bin:/bin "$SD" -p 10 org.rtshim.Synth
+	[[ $output == *"rtrun is not in PATH"* ]]
+	run -0 --separate-stderr env PATH=/usr/bin:/bin "$SD" org.rtshim.Synth
+	[[ $stderr == *"rtrun is not in PATH here"* ]]
+	[ "$(exec_line)" = "rtrun /usr/lib/synth/synth %U" ]
+}
+
+@test "rtshim-desktop records the rtrun options in the override (X-Rtshim-Options)" {
+	run -0 "$SD" --map offset --top 70 org.rtshim.Synth
+	grep -qx 'X-Rtshim-Options=--map offset --top 70' "$O"
+	run -0 desktop-file-validate "$O"
+	run -0 "$SD" org.rtshim.Synth
+	grep -qx 'X-Rtshim-Options=' "$O"
+	run -0 desktop-file-validate "$O"
+}
+
+@test "rtshim-desktop --list: ok, then stale when the original is newer or its Exec changed, orphaned when gone" {
+	run -0 "$SD" -p 10 org.rtshim.Synth
+	run -0 "$SD" --list
+	[ "$output" = "org.rtshim.Synth.desktop"$'\t'"ok"$'\t'"$SRC"$'\t'"-p 10" ]
+	# a package update: newer file, same content
+	touch -d '+1 minute' "$SRC"
+	run -0 "$SD" --list
+	[[ $output == "org.rtshim.Synth.desktop"$'\t'"stale"$'\t'* ]]
+	# a package update that keeps an old time stamp (dpkg installs the packaged mtime)
+	run -0 "$SD" -p 10 org.rtshim.Synth
+	write_entry /usr/lib/synth/synth2
+	touch -d '2001-01-01' "$SRC"
+	run -0 "$SD" --list
+	[[ $output == "org.rtshim.Synth.desktop"$'\t'"stale"$'\t'* ]]
+	rm "$SRC"
+	run -0 "$SD" --list
+	[[ $output == "org.rtshim.Synth.desktop"$'\t'"orphaned"$'\t'* ]]
+}
+
+@test "rtshim-desktop --refresh rewrites stale overrides from the original, keeping their rtrun options" {
+	run -0 "$SD" --map offset --top 70 org.rtshim.Synth
+	write_entry /usr/lib/synth/synth2
+	touch -d '2001-01-01' "$SRC"
+	run -0 "$SD" --refresh
+	[[ $output == *"refreshed $O"* ]]
+	[ "$(exec_line)" = "rtrun --map offset --top 70 /usr/lib/synth/synth2 %U" ]
+	grep -qx 'Exec=rtrun --map offset --top 70 /usr/lib/synth/synth2 --new' "$O"
+	grep -qx 'X-Rtshim-Options=--map offset --top 70' "$O"
+	run -0 desktop-file-validate "$O"
+	run -0 "$SD" --list
+	[[ $output == *$'\t'"ok"$'\t'* ]]
+	# nothing stale: nothing rewritten
+	local before
+	before=$(stat -c %Y.%Z "$O")
+	run -0 "$SD" --refresh
+	[[ $output == *"no stale overrides"* ]]
+	[ "$(stat -c %Y.%Z "$O")" = "$before" ]
+	# --rtrun recorded too; a named refresh rewrites even an up-to-date one
+	run -0 "$SD" --rtrun "$RTRUN" -q org.rtshim.Synth
+	run -0 "$SD" --refresh org.rtshim.Synth
+	[ "$(exec_line)" = "$(readlink -f "$RTRUN") -q /usr/lib/synth/synth2 %U" ]
+	# options cannot be changed by --refresh; an orphaned override is reported (exit 1)
+	run -2 "$SD" --refresh -p 3
+	rm "$SRC"
+	run -1 "$SD" --refresh
+	[[ $output == *"is gone"*"--remove org.rtshim.Synth.desktop"* ]]
+	[ -e "$O" ]
+}
+
+@test "man page rtshim-desktop(1) renders without warnings and documents the options, exit status, environment, files" {
+	run -0 groff -man -ww -z "$RTSHIM_ROOT/man/rtshim-desktop.1"
+	[ -z "$output" ]
+	local text o
+	text=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtshim-desktop.1" 2>/dev/null)
+	for o in --rtrun --print --force --remove --list --refresh --help stale orphaned \
+		X-Rtshim-Options X-Rtshim-Source "EXIT STATUS" ENVIRONMENT FILES XDG_DATA_HOME \
+		XDG_DATA_DIRS PATH "--map offset --top 70"; do
+		[[ $text == *"$o"* ]] || { echo "rtshim-desktop(1) lacks $o"; return 1; }
+	done
+}
