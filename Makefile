@@ -107,9 +107,9 @@ I386_MAKE = $(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32
 all: $(if $(I386),i386-all)
 tests: $(if $(I386),i386)
 i386-all:
-	@$(I386_MAKE) i386-shim
+	+@$(I386_MAKE) i386-shim
 i386: i386-all
-	@$(I386_MAKE) i386-libs
+	+@$(I386_MAKE) i386-libs
 i386-shim: $(SHIM) $(CLIENT)
 i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
