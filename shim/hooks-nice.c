@@ -102,13 +102,14 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
 	if (e < 0) {
-		const char *text = client->strerror(e);
+		/* the level is within MinNiceLevel: an EPERM is rtkit's policy (polkit) saying no */
+		const char *text = e == -EPERM ? "rtkit refused: polkit does not allow a nice level for this session"
+					       : client->strerror(e);
 		/* the fallback is a bonus: its failure is no warning */
 		if (strcmp(why, "requested") == 0)
-			rtshim_log_once(RTSHIM_LOG_WARN, e, "rtkit refused the nice level (%d sent): %s; the call fails as it would without rtshim",
-					send, text ? text : "?");
-		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → rtkit refused: %s", (int)tid, want,
-			   why, text ? text : "?");
+			rtshim_log_once(RTSHIM_LOG_WARN, e, "the nice level was not granted (%d sent): %s; the call fails as it would without rtshim (rtrun --check tells more)",
+					send, text);
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → %s", (int)tid, want, why, text);
 		return e;
 	}
 	mark_shim_flag(tid, policy);

@@ -409,7 +409,7 @@ assert_rttime_bounded() {
 	allow_polkit
 	grep -q "thread $(tid_of t0): FIFO/80 requested → no realtime: rtkit refused: polkit does not allow" "$ERR"
 	run grep -c 'rtkit refused: rtkit refused' "$ERR"
-	[ "$output" = 0 ]
+	[ "$output" = 0 ] || { cat "$ERR"; false; }
 }
 
 @test "no daemon client beside the shim: exactly as without the shim, one warning" {
