@@ -196,6 +196,17 @@ RTSHIM_EXPORT int sigignore(int sig)
 
 void rtshim_runaway_adopt(void)
 {
+	/* resolve now, from the constructor: the guard arms from a thread that asks for realtime,
+	 * possibly while a library constructor that waits for it holds the loader's lock (dlsym) */
+	rtshim_runaway_real_sigaction();
+	next_signal();
+	next_bsd_signal();
+	next_ssignal();
+	next_sysv_signal();
+	next___sysv_signal();
+	next_sigset();
+	next_sigignore();
+
 	int pol = (int)syscall(SYS_sched_getscheduler, 0);
 	if (pol < 0)
 		return;

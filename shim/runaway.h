@@ -42,7 +42,9 @@ sigaction_fn *rtshim_runaway_real_sigaction(void);
 
 /* The shim's constructor: a program that starts with its main thread realtime and a finite hard
  * RLIMIT_RTTIME (rtrun -p, exec from a realtime thread) arms the guard and lowers the soft limit,
- * as a grant would (RTSHIM_RUNAWAY=demote).  One system call when the thread is not realtime.
+ * as a grant would (RTSHIM_RUNAWAY=demote).  Resolves the real signal functions first (the
+ * guard arms from threads a loader-lock holder may wait for); then one system call when the
+ * thread is not realtime.
  * Defined in hooks-signal.c (it reads the configuration). */
 void rtshim_runaway_adopt(void);
 
