@@ -52,10 +52,13 @@
 #endif
 
 /* The program's own SIGXCPU disposition, as it would be without the shim: what the handler
- * chains and what sigaction reports.  Two slots and a generation: a writer (arm_lock held, every
- * signal blocked) fills the slot the readers do not use and then publishes it, so the handler
- * (any thread, any time) never spins on a lock and never reads half of one. */
-static struct sigaction prog_slot[2];
+ * chains and what sigaction reports.  A ring of slots and a generation: a writer (arm_lock held,
+ * every signal blocked) fills the next slot and then publishes it; a reader (the handler: any
+ * thread, any time, never a lock) copies the published one, which is rewritten only
+ * PROG_SLOTS - 1 publications later (each a sigaction call of the program).  No fence: TSan
+ * does not support them, and the acquire load orders the copy after the writer's. */
+#define PROG_SLOTS 8
+static struct sigaction prog_slot[PROG_SLOTS];
 static unsigned prog_gen;
 static rlim_t guard_soft;
 static int armed;
@@ -64,20 +67,14 @@ static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void prog_get(struct sigaction *out)
 {
-	for (int i = 0; i < 4; i++) {
-		unsigned g = __atomic_load_n(&prog_gen, __ATOMIC_ACQUIRE);
-		memcpy(out, &prog_slot[g & 1], sizeof *out);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		/* the slot read is rewritten only two publications later */
-		if (__atomic_load_n(&prog_gen, __ATOMIC_RELAXED) - g < 2)
-			return;
-	}
+	unsigned g = __atomic_load_n(&prog_gen, __ATOMIC_ACQUIRE);
+	memcpy(out, &prog_slot[g % PROG_SLOTS], sizeof *out);
 }
 
 static void prog_set(const struct sigaction *sa)
 {
 	unsigned g = __atomic_load_n(&prog_gen, __ATOMIC_RELAXED);
-	memcpy(&prog_slot[(g + 1) & 1], sa, sizeof *sa);
+	memcpy(&prog_slot[(g + 1) % PROG_SLOTS], sa, sizeof *sa);
 	__atomic_store_n(&prog_gen, g + 1, __ATOMIC_RELEASE);
 }
 
