@@ -10,6 +10,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "runaway.h"
 #include "trace.h"
 
 RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
@@ -21,6 +22,8 @@ RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const stru
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = thread, .policy = policy, .param = param,
 	};
 	int err = rtshim_request(&r);
+	if (!err)
+		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = saved;
 	return err;
@@ -34,6 +37,8 @@ RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = { .kind = RTSHIM_REQ_PTHREAD_SETSCHEDPRIO, .thread = thread, .param = &p };
 	int err = rtshim_request(&r);
+	if (!err)
+		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = saved;
 	return err;
@@ -266,8 +271,11 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 		return r;
 	pthread_t created = *thread;
 	futex_wait_nonzero(&rc.done);
-	if (rc.ran)
+	if (rc.ran) {
+		if (!rc.result)
+			rtshim_runaway_granted(); /* here: the new thread must not need the loader's lock */
 		return 0;
+	}
 	int detach = PTHREAD_CREATE_JOINABLE;
 	pthread_attr_getdetachstate(attr, &detach);
 	if (detach == PTHREAD_CREATE_JOINABLE)

@@ -309,6 +309,7 @@ __attribute__((constructor)) static void rtshim_init(void)
 		self_rec.tid = gettid();
 		rtshim_registry_add(&self_rec);
 	}
+	rtshim_runaway_adopt(); /* started realtime (rtrun -p): the runaway guard, as after a grant */
 }
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)

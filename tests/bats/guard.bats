@@ -69,7 +69,8 @@ rtkit_lines() { wc -l <"$TB_DIR/rtkit.log"; }
 	[ "$(hard_rttime "$PID")" = 200000 ]
 	[ "$(soft_rttime "$PID")" = 160000 ]
 	[ "$(grep -c 'demoted to SCHED_OTHER' "$ERR")" = 1 ]
-	grep -q '^disposition siginfo-handler$' "$OUT"
+	# the program reads back its own disposition (the default), not the guard's handler
+	grep -q '^disposition default$' "$OUT"
 }
 
 @test "runaway: the program's own SIGXCPU handler still runs (in the overrunning thread)" {
@@ -110,6 +111,76 @@ rtkit_lines() { wc -l <"$TB_DIR/rtkit.log"; }
 	echo "status $st"
 	[ "$st" = $((128 + 24)) ]
 	! grep -q 'demoted' "$ERR"
+}
+
+# ---- the guard whatever the program does with SIGXCPU -----------------------------------------
+# Each program below is fine without rtshim (EPERM, SCHED_OTHER, exit 0).  Realtime through
+# rtkit must not make the kernel kill it (137) when it overruns RLIMIT_RTTIME once.
+
+# check_overrun LABEL PRIO: the probe ran LABEL realtime at PRIO, was demoted, and ended well.
+check_overrun() {
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel $1-start RR|RESET $2"* ]]
+	[[ $output == *"kernel $1-end OTHER|RESET 0"* ]]
+	[[ $output == *done* ]]
+}
+
+# unshimmed MODE: the probe without rtshim gets EPERM, computes SCHED_OTHER and exits 0.
+unshimmed() {
+	run as_user "$PROBES/rt-signals" "$1" 300 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"call setschedparam rc=1 err=EPERM"* ]]
+	[[ $output == *"kernel worker-end OTHER 0"* ]]
+}
+
+@test "runaway: SIGXCPU blocked in every thread (the sigwait design): demoted, exits 0" {
+	unshimmed sigwait
+	run as_user "$RTRUN" "$PROBES/rt-signals" sigwait 300 10 </dev/null
+	check_overrun worker 10
+	[[ $output == *"call setschedparam rc=0 err=OK"* ]]
+	# what the program sees of SIGXCPU is what it had: the default
+	[[ $output == *"disposition default"* ]]
+}
+
+@test "runaway: a SIGXCPU handler installed after the grant is honoured, and sees kill -XCPU" {
+	local how
+	for how in handler handler-signal; do
+		unshimmed "$how"
+		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		check_overrun worker 10
+		# sigaction(SIGXCPU, NULL, &old) reports the program's own handler
+		[[ $output == *"disposition own"* ]]
+		# chained: it ran for the overrun (in the overrunning thread) and for a kill
+		[[ $output == *"kill-seen yes"* ]]
+	done
+	[[ $output == *"handler kernel=0 user=0 plain=1"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" handler 300 10 </dev/null
+	[[ $output == *"handler kernel="[1-9]" user=0 plain=0"* ]]
+}
+
+@test "runaway: SIGXCPU set to SIG_IGN after the grant: demoted, exits 0" {
+	local how
+	for how in ignore ignore-signal; do
+		unshimmed "$how"
+		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		check_overrun worker 10
+		[[ $output == *"disposition ignore"* ]]
+	done
+}
+
+@test "runaway: rtrun -p makes the main thread realtime; an overrun there demotes it, exits 0" {
+	# without RT (rtrun without -p): SCHED_OTHER, exits 0
+	run as_user "$RTRUN" "$PROBES/rt-signals" main 300 </dev/null
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main-end OTHER 0"* ]]
+	run as_user "$RTRUN" -p 15 "$PROBES/rt-signals" main 300 </dev/null
+	check_overrun main 15
+	# RTSHIM_RUNAWAY=kill: the kernel's behaviour, as before
+	run as_user "$RTRUN" --runaway kill -p 15 "$PROBES/rt-signals" main 300 </dev/null
+	echo "kill: status $status"
+	[ "$status" = 137 ]
 }
 
 # ---- inheritance ------------------------------------------------------------------------------

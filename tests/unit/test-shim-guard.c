@@ -1,12 +1,19 @@
-/* test-shim-guard.c — the runaway guard's soft limit (shim/runaway.c), the refusal backoff
- * (shim/budget.c) and the variables of priority mapping, the runaway guard and inheritance
- * (RTSHIM_PRIO_MAP, RTSHIM_TOP, RTSHIM_RUNAWAY, RTSHIM_INHERIT: core/config.c). */
+/* test-shim-guard.c — the runaway guard's soft limit and SIGXCPU disposition (shim/runaway.c),
+ * the refusal backoff (shim/budget.c) and the variables of priority mapping, the runaway guard
+ * and inheritance (RTSHIM_PRIO_MAP, RTSHIM_TOP, RTSHIM_RUNAWAY, RTSHIM_INHERIT: core/config.c). */
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -127,6 +134,118 @@ static void test_config(void **state)
 	assert_true(c.inherit);
 }
 
+static volatile sig_atomic_t h_calls;
+static void h_one(int sig)
+{
+	(void)sig;
+	h_calls += 1;
+}
+static void h_ten(int sig)
+{
+	(void)sig;
+	h_calls += 10;
+}
+
+/* Does a thread named rtshim-guard run in this process? */
+static bool guard_thread_runs(void)
+{
+	bool found = false;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char path[300], comm[32] = "";
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof comm, f) && !strcmp(comm, "rtshim-guard\n"))
+			found = true;
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* Once armed, the program's SIGXCPU disposition is the one chained and the one it reads back,
+ * while the kernel keeps the guard's handler.  (Last test: it arms the guard in this process.) */
+static void test_disposition_after_arm(void **state)
+{
+	(void)state;
+	struct sigaction a, o, k, guard;
+	memset(&a, 0, sizeof a);
+	sigemptyset(&a.sa_mask);
+	a.sa_handler = h_one;
+	/* before a grant: the real call, no guard thread */
+	assert_int_equal(rtshim_runaway_sigaction(&a, NULL), 0);
+	sigaction(SIGXCPU, NULL, &k);
+	assert_ptr_equal(k.sa_handler, h_one);
+	assert_false(rtshim_runaway_armed());
+	assert_false(guard_thread_runs());
+
+	assert_int_equal(rtshim_runaway_arm(160000), 0);
+	assert_true(rtshim_runaway_armed());
+	assert_false(guard_thread_runs()); /* not before rtkit granted */
+	rtshim_runaway_granted();
+	assert_false(guard_thread_runs()); /* SIGXCPU not blocked here: the handler suffices */
+	sigset_t xcpu, was;
+	sigemptyset(&xcpu);
+	sigaddset(&xcpu, SIGXCPU);
+	pthread_sigmask(SIG_BLOCK, &xcpu, &was);
+	rtshim_runaway_granted();
+	pthread_sigmask(SIG_SETMASK, &was, NULL);
+	assert_true(guard_thread_runs());
+	sigaction(SIGXCPU, NULL, &guard);
+	assert_true(guard.sa_flags & SA_SIGINFO);
+	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
+	assert_ptr_equal(o.sa_handler, h_one);
+	assert_false(o.sa_flags & SA_SIGINFO);
+	/* a SIGXCPU that is not RLIMIT_RTTIME's reaches the program's handler */
+	h_calls = 0;
+	raise(SIGXCPU);
+	assert_int_equal(h_calls, 1);
+
+	/* SIG_IGN: the kernel keeps the guard's handler, the program reads SIG_IGN back */
+	a.sa_handler = SIG_IGN;
+	sigaddset(&a.sa_mask, SIGKILL);
+	assert_int_equal(rtshim_runaway_sigaction(&a, &o), 0);
+	assert_ptr_equal(o.sa_handler, h_one);
+	sigaction(SIGXCPU, NULL, &k);
+	assert_ptr_equal(k.sa_sigaction, guard.sa_sigaction);
+	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
+	assert_ptr_equal(o.sa_handler, SIG_IGN);
+	assert_false(sigismember(&o.sa_mask, SIGKILL)); /* as the kernel reports it */
+	raise(SIGXCPU);
+	assert_int_equal(h_calls, 1);
+
+	/* SA_RESETHAND: called once, then the default */
+	a.sa_handler = h_ten;
+	a.sa_flags = SA_RESETHAND;
+	assert_int_equal(rtshim_runaway_sigaction(&a, NULL), 0);
+	raise(SIGXCPU);
+	assert_int_equal(h_calls, 11);
+	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
+	assert_ptr_equal(o.sa_handler, SIG_DFL);
+	sigaction(SIGXCPU, NULL, &k);
+	assert_ptr_equal(k.sa_sigaction, guard.sa_sigaction);
+
+	/* fork: the child has no guard thread until it arms again */
+	a.sa_handler = SIG_IGN;
+	a.sa_flags = 0;
+	rtshim_runaway_sigaction(&a, NULL);
+	pid_t child = fork();
+	if (child == 0) {
+		int r = guard_thread_runs() ? 1 : !rtshim_runaway_armed() ? 2
+			: rtshim_runaway_arm(160000) ? 3 : guard_thread_runs() ? 4
+			: (rtshim_runaway_adopted(), !guard_thread_runs()) ? 5 : 0;
+		_exit(r);
+	}
+	int st = -1;
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_raise_memo),
 		cmocka_unit_test(test_budget_process),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_disposition_after_arm),
 	};
 	return cmocka_run_group_tests_name("shim-guard", tests, NULL, NULL);
 }

@@ -1,0 +1,231 @@
+/* hooks-signal.c — the runaway guard whatever the program does with SIGXCPU (runaway.c).
+ *
+ * Once a grant has armed the guard, a program that sets SIGXCPU's disposition (its own handler,
+ * SIG_IGN, SIG_DFL) would replace the guard's handler, and the kernel would kill it at the hard
+ * RLIMIT_RTTIME.  So every libc entry point that sets a disposition is interposed for SIGXCPU:
+ * the program's disposition becomes the one the guard chains, the guard's handler stays, and the
+ * program reads back its own, as without the shim.  glibc 2.36 exports sigaction, __sigaction,
+ * signal (= bsd_signal = ssignal), sysv_signal (= __sysv_signal), sigset and sigignore; each
+ * calls glibc's internal __sigaction, not the exported one, hence one interposer each.  Every
+ * other signal, and SIGXCPU before a grant, goes straight to the real function.
+ *
+ * And a program that starts realtime (rtrun -p) arms the guard from the constructor. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "log.h"
+#include "runaway.h"
+
+typedef __sighandler_t sighandler_fn(int, __sighandler_t);
+typedef int sigignore_fn(int);
+
+/* not declared by <signal.h> */
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
+__sighandler_t bsd_signal(int sig, __sighandler_t handler);
+
+#define DEFINE_NEXT(type, name)                                               \
+	static type *next_##name(void)                                        \
+	{                                                                     \
+		static type *ptr;                                             \
+		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
+		if (!f) {                                                     \
+			f = (type *)dlsym(RTLD_NEXT, #name);                  \
+			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
+		}                                                             \
+		return f;                                                     \
+	}
+
+DEFINE_NEXT(sighandler_fn, signal)
+DEFINE_NEXT(sighandler_fn, bsd_signal)
+DEFINE_NEXT(sighandler_fn, ssignal)
+DEFINE_NEXT(sighandler_fn, sysv_signal)
+DEFINE_NEXT(sighandler_fn, __sysv_signal)
+DEFINE_NEXT(sighandler_fn, sigset)
+DEFINE_NEXT(sigignore_fn, sigignore)
+
+/* The guard owns SIGXCPU's disposition: set it as glibc's wrapper would, through the guard. */
+static bool guarded(int sig)
+{
+	return sig == SIGXCPU && rtshim_runaway_armed();
+}
+
+static __sighandler_t set_handler(__sighandler_t handler, int flags, bool mask_self)
+{
+	struct sigaction act, old;
+	if (handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&act, 0, sizeof act);
+	act.sa_handler = handler;
+	sigemptyset(&act.sa_mask);
+	if (mask_self)
+		sigaddset(&act.sa_mask, SIGXCPU);
+	act.sa_flags = flags;
+	if (rtshim_runaway_sigaction(&act, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* signal(2) with BSD semantics (glibc's signal, bsd_signal, ssignal) */
+static __sighandler_t bsd_handler(__sighandler_t handler)
+{
+	return set_handler(handler, SA_RESTART, true);
+}
+
+/* System V semantics: one-shot, not masked while it runs, interrupting */
+static __sighandler_t sysv_handler(__sighandler_t handler)
+{
+	return set_handler(handler, SA_RESETHAND | SA_NODEFER | 0x20000000 /* SA_INTERRUPT */, false);
+}
+
+RTSHIM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	if (sig != SIGXCPU)
+		return rtshim_runaway_real_sigaction()(sig, act, oldact);
+	return rtshim_runaway_sigaction(act, oldact);
+}
+
+RTSHIM_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	return sigaction(sig, act, oldact);
+}
+
+#define FORWARD_OR(name, sig, handler, alt)                        \
+	do {                                                       \
+		sighandler_fn *next_ = next_##name();              \
+		if (!guarded(sig) && next_)                        \
+			return next_(sig, handler);                \
+		if (sig != SIGXCPU) {                              \
+			errno = ENOSYS;                            \
+			return SIG_ERR;                            \
+		}                                                  \
+		return alt(handler);                               \
+	} while (0)
+
+RTSHIM_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	FORWARD_OR(signal, sig, handler, bsd_handler);
+}
+
+RTSHIM_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+{
+	FORWARD_OR(bsd_signal, sig, handler, bsd_handler);
+}
+
+RTSHIM_EXPORT __sighandler_t ssignal(int sig, __sighandler_t handler)
+{
+	FORWARD_OR(ssignal, sig, handler, bsd_handler);
+}
+
+RTSHIM_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+{
+	FORWARD_OR(sysv_signal, sig, handler, sysv_handler);
+}
+
+RTSHIM_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
+{
+	FORWARD_OR(__sysv_signal, sig, handler, sysv_handler);
+}
+
+/* glibc's sigset (sysdeps/posix/sigset.c), with the guard's sigaction */
+static __sighandler_t sigset_guarded(int sig, __sighandler_t disp)
+{
+	struct sigaction act, old;
+	sigset_t set, oset;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (disp == SIG_HOLD) {
+		if (pthread_sigmask(SIG_BLOCK, &set, &oset) != 0)
+			return SIG_ERR;
+		if (sigismember(&oset, sig))
+			return SIG_HOLD;
+		if (rtshim_runaway_sigaction(NULL, &old) < 0)
+			return SIG_ERR;
+		return old.sa_handler;
+	}
+	if (disp == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	memset(&act, 0, sizeof act);
+	act.sa_handler = disp;
+	sigemptyset(&act.sa_mask);
+	if (rtshim_runaway_sigaction(&act, &old) < 0)
+		return SIG_ERR;
+	if (pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
+		return SIG_ERR;
+	return sigismember(&oset, sig) ? SIG_HOLD : old.sa_handler;
+}
+
+RTSHIM_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
+{
+	sighandler_fn *next = next_sigset();
+	if (!guarded(sig) && next)
+		return next(sig, disp);
+	if (sig != SIGXCPU) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	return sigset_guarded(sig, disp);
+}
+
+RTSHIM_EXPORT int sigignore(int sig)
+{
+	sigignore_fn *next = next_sigignore();
+	if (!guarded(sig) && next)
+		return next(sig);
+	if (sig != SIGXCPU) {
+		errno = ENOSYS;
+		return -1;
+	}
+	struct sigaction act;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = SIG_IGN;
+	sigemptyset(&act.sa_mask);
+	return rtshim_runaway_sigaction(&act, NULL);
+}
+
+/* ---- a program that starts realtime ------------------------------------------------------------ */
+
+void rtshim_runaway_adopt(void)
+{
+	/* resolve now, from the constructor: the guard arms from a thread that asks for realtime,
+	 * possibly while a library constructor that waits for it holds the loader's lock (dlsym) */
+	rtshim_runaway_real_sigaction();
+	next_signal();
+	next_bsd_signal();
+	next_ssignal();
+	next_sysv_signal();
+	next___sysv_signal();
+	next_sigset();
+	next_sigignore();
+
+	int pol = (int)syscall(SYS_sched_getscheduler, 0);
+	if (pol < 0)
+		return;
+	pol &= ~SCHED_RESET_ON_FORK;
+	if (pol != SCHED_FIFO && pol != SCHED_RR)
+		return; /* every program that does not start realtime: nothing more */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_RTTIME, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
+		return; /* no hard limit: the kernel kills nothing */
+	if (rtshim_cfg()->runaway != RTSHIM_RUNAWAY_DEMOTE)
+		return;
+	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
+	if (rtshim_runaway_arm(gs) < 0)
+		return;
+	rtshim_runaway_adopted();
+	if (gs < rl.rlim_cur) {
+		rl.rlim_cur = gs;
+		setrlimit(RLIMIT_RTTIME, &rl);
+	}
+	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
+		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+}
