@@ -22,8 +22,6 @@ RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const stru
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = thread, .policy = policy, .param = param,
 	};
 	int err = rtshim_request(&r);
-	if (!err)
-		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = saved;
 	return err;
@@ -37,8 +35,6 @@ RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = { .kind = RTSHIM_REQ_PTHREAD_SETSCHEDPRIO, .thread = thread, .param = &p };
 	int err = rtshim_request(&r);
-	if (!err)
-		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = saved;
 	return err;

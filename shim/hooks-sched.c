@@ -13,8 +13,6 @@ RTSHIM_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_p
 		.kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .pid = pid, .policy = policy, .param = param,
 	};
 	int err = rtshim_request(&r);
-	if (!err)
-		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = err ? err : saved;
 	return err ? -1 : 0;
@@ -27,8 +25,6 @@ RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
 	int saved = errno;
 	struct rtshim_req r = { .kind = RTSHIM_REQ_SCHED_SETPARAM, .pid = pid, .param = param };
 	int err = rtshim_request(&r);
-	if (!err)
-		rtshim_runaway_granted();
 	rtshim_leave();
 	errno = err ? err : saved;
 	return err ? -1 : 0;
