@@ -68,7 +68,7 @@ static int sys_setpriority(int which, id_t who, int prio)
 static void mark_shim_flag(pid_t tid, int old_policy)
 {
 	if (!(old_policy & SCHED_RESET_ON_FORK)) /* else the program's own flag */
-		rtshim_thread_update_tid(tid, RTSHIM_TF_SHIM_FLAG, 0);
+		rtshim_thread_update_tid(tid, RTSHIM_TF_FLAG_ADDED, 0);
 }
 
 /* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` (clamped to

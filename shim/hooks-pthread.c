@@ -60,7 +60,7 @@ static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param
 	int k = rtshim_real_sched_getscheduler()(tid);
 	if (k < 0 || sched_getparam(tid, &p) < 0)
 		return false;
-	if ((k & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_SHIM_FLAG))
+	if ((k & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_FLAG_ADDED))
 		k &= ~SCHED_RESET_ON_FORK;
 	*policy = k;
 	*param = p;
@@ -145,7 +145,7 @@ static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
 	if (attr && (pthread_attr_getinheritsched(attr, &inherit) || inherit != PTHREAD_INHERIT_SCHED))
 		return false;
 	struct rtshim_thread *self = rtshim_self();
-	if (!(__atomic_load_n(&self->flags, __ATOMIC_RELAXED) & RTSHIM_TF_RTKIT))
+	if (!(__atomic_load_n(&self->flags, __ATOMIC_RELAXED) & RTSHIM_TF_GRANTED))
 		return false;
 	struct sched_param sp;
 	int pol = rtshim_real_sched_getscheduler()(0);

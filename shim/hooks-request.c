@@ -108,7 +108,7 @@ static void gather_target(const struct rtshim_req *r, const struct target *t, st
 		rtshim_registry_by_handle(r->thread, NULL, &flags);
 	else
 		rtshim_registry_by_tid(t->tid, &flags);
-	f->shim_flag = flags & RTSHIM_TF_SHIM_FLAG;
+	f->shim_flag = flags & RTSHIM_TF_FLAG_ADDED;
 	/* the guard's SIGXCPU handler lives in this process */
 	f->guard_possible = t->pid == 0;
 }
@@ -170,10 +170,10 @@ static void record(const struct rtshim_req *r, const struct target *t,
 {
 	if (d->shim_flag < 0)
 		return;
-	int set = d->shim_flag ? RTSHIM_TF_SHIM_FLAG : 0;
-	int clear = d->shim_flag ? 0 : RTSHIM_TF_SHIM_FLAG;
+	int set = d->shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
+	int clear = d->shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
 	if (d->why == RTSHIM_WHY_GRANTED)
-		set |= RTSHIM_TF_RTKIT;
+		set |= RTSHIM_TF_GRANTED;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);

@@ -339,7 +339,7 @@ bool rtshim_shim_flag_by_pid(pid_t pid)
 		flags = __atomic_load_n(&rtshim_self()->flags, __ATOMIC_RELAXED);
 	else
 		rtshim_registry_by_tid(pid, &flags);
-	return flags & RTSHIM_TF_SHIM_FLAG;
+	return flags & RTSHIM_TF_FLAG_ADDED;
 }
 
 enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)

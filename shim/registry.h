@@ -27,9 +27,9 @@ struct rtshim_thread {
 
 /* The shim, not the program, added SCHED_RESET_ON_FORK to what this thread carries:
  * readers mask it. */
-#define RTSHIM_TF_SHIM_FLAG 0x1
+#define RTSHIM_TF_FLAG_ADDED 0x1
 /* rtkit made this thread realtime (RTSHIM_INHERIT: the threads it creates are promoted). */
-#define RTSHIM_TF_RTKIT 0x2
+#define RTSHIM_TF_GRANTED 0x2
 
 void rtshim_registry_add(struct rtshim_thread *t);
 void rtshim_registry_remove(struct rtshim_thread *t);

@@ -195,10 +195,10 @@ static void test_registry(void **state)
 	assert_int_equal(flags, 0);
 	assert_int_equal(rtshim_registry_by_tid(1002, NULL), 0);
 	assert_int_equal(rtshim_registry_by_tid(1003, NULL), -ESRCH);
-	assert_int_equal(rtshim_registry_update(true, ta, 0, RTSHIM_TF_SHIM_FLAG, 0), 0);
+	assert_int_equal(rtshim_registry_update(true, ta, 0, RTSHIM_TF_FLAG_ADDED, 0), 0);
 	assert_int_equal(rtshim_registry_by_tid(1001, &flags), 0);
-	assert_int_equal(flags, RTSHIM_TF_SHIM_FLAG);
-	assert_int_equal(rtshim_registry_update(false, ta, 1001, 0, RTSHIM_TF_SHIM_FLAG), 0);
+	assert_int_equal(flags, RTSHIM_TF_FLAG_ADDED);
+	assert_int_equal(rtshim_registry_update(false, ta, 1001, 0, RTSHIM_TF_FLAG_ADDED), 0);
 	assert_int_equal(rtshim_registry_by_handle(ta, NULL, &flags), 0);
 	assert_int_equal(flags, 0);
 	/* the same handle registered again (reuse after the thread ended) replaces the entry */
@@ -225,7 +225,7 @@ static void test_registry_fork(void **state)
 	struct rtshim_thread self = { 0 }, other = { 0 };
 	self.handle = pthread_self();
 	self.tid = 11;
-	self.flags = RTSHIM_TF_SHIM_FLAG;
+	self.flags = RTSHIM_TF_FLAG_ADDED;
 	other.handle = (pthread_t)0x1234;
 	other.tid = 12;
 	rtshim_registry_add(&self);

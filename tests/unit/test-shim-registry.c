@@ -33,7 +33,7 @@ static void reader(int sig)
 	int flags = 0;
 	in_handler[0] = rtshim_registry_by_handle(me.handle, &tid, &flags);
 	in_handler[1] = rtshim_registry_by_tid(me.tid, &flags);
-	in_handler[2] = rtshim_registry_update(true, me.handle, 0, RTSHIM_TF_RTKIT, 0);
+	in_handler[2] = rtshim_registry_update(true, me.handle, 0, RTSHIM_TF_GRANTED, 0);
 	in_handler[3] = rtshim_registry_wait_settled(true, me.handle, 0, 100);
 	in_handler[4] = (int)rtshim_registry_count();
 }
