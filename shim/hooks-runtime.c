@@ -75,8 +75,10 @@ static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(v
 	return EAGAIN;
 }
 
+/* Not instrumented by a sanitizer: a sanitizer runtime may call an interposer (TSan calls
+ * pthread_getattr_np) from a new thread before its own state for that thread exists. */
 #define DEFINE_REAL(name, version)                                                   \
-	name##_fn *rtshim_real_##name(void)                                          \
+	__attribute__((no_sanitize("address", "thread"))) name##_fn *rtshim_real_##name(void) \
 	{                                                                            \
 		static name##_fn *ptr;                                               \
 		name##_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);              \
