@@ -391,6 +391,20 @@ assert_rttime_bounded() {
 	[ "$(ls /proc/"$PID"/task | wc -l)" = 1 ]   # the failed threads were joined
 }
 
+@test "RTSHIM_STRICT=1: a priority above rtkit's maximum is refused with EPERM, not lowered" {
+	probe_run RTSHIM_STRICT=1 cyclictest-style 1 80
+	settle '^sees'
+	[ "$(call_of setscheduler-t0)" = "rc=-1 err=EPERM" ]
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_OTHER 0" ]
+	grep -q 'the priority is above rtkit.s maximum and RTSHIM_STRICT=1 forbids another one' "$ERR"
+	probe_stop
+	# within rtkit's range: granted as asked
+	probe_run RTSHIM_STRICT=1 cyclictest-style 1 15
+	settle '^sees'
+	[ "$(call_of setscheduler-t0)" = "rc=0 err=OK" ]
+	[ "$(sched_of "$(tid_of t0)")" = "SCHED_RR|SCHED_RESET_ON_FORK 15" ]
+}
+
 @test "polkit refuses: sched_setscheduler returns the original EPERM" {
 	deny_polkit
 	probe_run cyclictest-style 2
