@@ -82,17 +82,21 @@ RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sc
 /* The attribute glibc reports holds its cached policy, which knows nothing of rtkit and, once
  * read back from the kernel, carries the shim's SCHED_RESET_ON_FORK: a program that copies it
  * into a new attribute would get EINVAL.  Report the kernel's view as the readers do. */
-/* Sanitizer runtimes call it from a new thread before their own state for it exists: until
- * the attribute carries the flag, nothing here may be instrumented. */
+/* Sanitizer runtimes call it from a new thread, about that thread, before their own state for
+ * it exists: on that path nothing here may be instrumented. */
 RTSHIM_EXPORT __attribute__((no_sanitize("address", "thread"))) int pthread_getattr_np(pthread_t thread,
 									    pthread_attr_t *attr)
 {
 	int err = rtshim_real_pthread_getattr_np()(thread, attr), cached;
-	/* glibc's policy carries SCHED_RESET_ON_FORK once it was read back from the kernel (or
-	 * left unset: then it is not ours to correct) */
-	if (err || pthread_attr_getschedpolicy(attr, &cached) || !(cached & SCHED_RESET_ON_FORK) ||
-	    !rtshim_enter())
+	if (err || pthread_attr_getschedpolicy(attr, &cached))
 		return err;
+	/* the caller's own attribute is stale only if the shim changed its scheduling (rtkit's
+	 * grant, the flag), or it carries the flag read back from the kernel */
+	if (pthread_equal(thread, pthread_self()) && !(cached & SCHED_RESET_ON_FORK) &&
+	    !(rtshim_self_flags_uninstrumented() & (RTSHIM_TF_GRANTED | RTSHIM_TF_FLAG_ADDED)))
+		return 0;
+	if (!rtshim_enter())
+		return 0;
 	int saved = errno, policy;
 	struct sched_param p;
 	if (kernel_view(thread, &policy, &p) && !(policy & SCHED_RESET_ON_FORK) &&

@@ -321,6 +321,11 @@ void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 }
 
+__attribute__((no_sanitize("address", "thread"))) int rtshim_self_flags_uninstrumented(void)
+{
+	return __atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED);
+}
+
 struct rtshim_thread *rtshim_self_cheap(void)
 {
 	return self_rec.tid ? &self_rec : rtshim_self();

@@ -56,6 +56,9 @@ void rtshim_thread_started(void);
 /* The trampoline gives up before the start routine: unrecord now. */
 void rtshim_thread_abandoned(void);
 
+/* This thread's RTSHIM_TF_* flags, by code no sanitizer instruments (pthread_getattr_np). */
+int rtshim_self_flags_uninstrumented(void);
+
 /* This thread's record as last known (no gettid(): fork() renews it in the child). */
 struct rtshim_thread *rtshim_self_cheap(void);
 
