@@ -164,10 +164,9 @@ static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
 	/* only a thread that is still RT now and whose children lose it (SCHED_RESET_ON_FORK) */
 	if (!(pol & SCHED_RESET_ON_FORK))
 		return false;
-	pol &= ~SCHED_RESET_ON_FORK;
-	if ((pol != SCHED_FIFO && pol != SCHED_RR) || sp.sched_priority < 1)
+	if (!rtshim_is_rt(pol) || sp.sched_priority < 1)
 		return false;
-	*policy = pol;
+	*policy = pol & ~SCHED_RESET_ON_FORK;
 	*prio = sp.sched_priority;
 	return true;
 }
@@ -300,7 +299,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
 	    inherit == PTHREAD_EXPLICIT_SCHED && pthread_attr_getschedpolicy(attr, &policy) == 0 &&
-	    (policy == SCHED_FIFO || policy == SCHED_RR) &&
+	    rtshim_is_rt(policy) &&
 	    pthread_attr_getschedparam(attr, &sp) == 0 && sp.sched_priority > 0) {
 		/* RTSHIM_TRACE/RTSHIM_ONLY look at this (the creating) thread's stack */
 		struct rtshim_trace tr = { .on = false, .pass = false };

@@ -229,9 +229,9 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		else
 			rtshim_format(rt, sizeof rt, "%llu/%llu", (unsigned long long)d->soft,
 				      (unsigned long long)d->hard);
-		int pol = SCHED_RR;
+		/* what the kernel says now (rtkit chose the policy) */
 		struct sched_param p = { .sched_priority = d->prio };
-		pol = rtshim_real_sched_getscheduler()(f->tid);
+		int pol = rtshim_real_sched_getscheduler()(f->tid);
 		sched_getparam(f->tid, &p);
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → rtkit %s/%d%s, RLIMIT_RTTIME %s",
 			   tid, asked, prio, rtshim_policy_name(pol), p.sched_priority,

@@ -210,8 +210,7 @@ void rtshim_runaway_adopt(void)
 	int pol = (int)syscall(SYS_sched_getscheduler, 0);
 	if (pol < 0)
 		return;
-	pol &= ~SCHED_RESET_ON_FORK;
-	if (pol != SCHED_FIFO && pol != SCHED_RR)
+	if (!rtshim_is_rt(pol))
 		return; /* every program that does not start realtime: nothing more */
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_RTTIME, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)

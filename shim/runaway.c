@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decide.h" /* rtshim_is_rt: pure, async-signal-safe */
 #include "log.h"
 
 #ifndef SCHED_RESET_ON_FORK
@@ -124,12 +125,6 @@ static int sys_policy(pid_t tid)
 	return (int)syscall(SYS_sched_getscheduler, tid);
 }
 
-static bool is_rt(int policy)
-{
-	policy &= ~SCHED_RESET_ON_FORK;
-	return policy == SCHED_FIFO || policy == SCHED_RR;
-}
-
 static bool demote(pid_t tid, int policy)
 {
 	struct sched_param p = { .sched_priority = 0 };
@@ -189,7 +184,7 @@ static int demote_running_rt(pid_t self, pid_t *first)
 			if (tid <= 0 || tid == self)
 				continue;
 			int pol = sys_policy(tid);
-			if (pol < 0 || !is_rt(pol) || thread_state(tid) != 'R')
+			if (pol < 0 || !rtshim_is_rt(pol) || thread_state(tid) != 'R')
 				continue;
 			if (demote(tid, pol)) {
 				if (!n)
@@ -254,7 +249,7 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 	if (rttime_signal(si, want)) {
 		rttime = 1;
 		int pol = sys_policy(0);
-		if (pol >= 0 && is_rt(pol)) {
+		if (pol >= 0 && rtshim_is_rt(pol)) {
 			if (demote(0, pol)) {
 				demoted = 1;
 				who = self;
@@ -316,7 +311,7 @@ static void *guard_main(void *arg)
 	(void)arg;
 	pid_t self = (pid_t)syscall(SYS_gettid);
 	int pol = sys_policy(0);
-	if (pol >= 0 && is_rt(pol))
+	if (pol >= 0 && rtshim_is_rt(pol))
 		demote(0, pol); /* created by a realtime thread: the guard itself never is */
 	sigset_t set;
 	sigemptyset(&set);

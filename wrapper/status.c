@@ -60,8 +60,7 @@ static const char *state_of(int policy, int nice)
 {
 	bool flag = policy & SCHED_RESET_ON_FORK;
 
-	policy &= ~SCHED_RESET_ON_FORK;
-	if (policy == SCHED_FIFO || policy == SCHED_RR)
+	if (rtshim_is_rt(policy))
 		return "realtime";
 	if (flag && nice < 0)
 		return "nice-instead";   /* no realtime: rtkit's nice level (the nice fallback) */
