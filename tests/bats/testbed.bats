@@ -37,6 +37,24 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	[ "${lines[1]}" != 0 ]
 }
 
+@test "testbed: started from a realtime, reniced caller, the stack and the test user's program run SCHED_OTHER, nice 0" {
+	# some machines start everything SCHED_RR: the test user's call would not fail as on a desktop
+	"$TESTBED" stop --dir "${TB_DIR:=$(mktemp -d /tmp/rtshim-tb.XXXXXX)}" >/dev/null 2>&1 || true
+	export TB_DIR
+	chrt -r 10 nice -n -5 "$TESTBED" start --dir "$TB_DIR"
+	local p
+	for p in "$(tb_pid bus)" "$(tb_pid polkit)" "$(tb_pid rtkit)"; do
+		[ "$(chrt -p "$p" | awk -F': ' '/policy/ { print $2 }')" = SCHED_OTHER ]
+	done
+	run chrt -r 10 nice -n -5 "$TESTBED" run --dir "$TB_DIR" -- sh -c 'chrt -p $$; cut -d" " -f19 /proc/$$/stat'
+	echo "$output"
+	[[ ${lines[0]} == *"policy: SCHED_OTHER" ]]
+	[ "${lines[2]}" = 0 ]
+	run chrt -r 10 "$TESTBED" run --dir "$TB_DIR" -- chrt -f 10 true
+	[ "$status" -ne 0 ]
+	[[ $output == *"Operation not permitted"* ]]
+}
+
 @test "testbed: rtkit grants the test user RT with a bounded RLIMIT_RTTIME, refuses without" {
 	tb_start
 	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
