@@ -164,21 +164,6 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Until the helper is done, at most timeout_ms. */
-static void wait_done(int timeout_ms)
-{
-	int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
-	for (;;) {
-		if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != LOADING)
-			return;
-		int64_t left = deadline - now_ns();
-		if (left <= 0)
-			return;
-		struct timespec rel = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
-		syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &rel, NULL, 0);
-	}
-}
-
 /* On the calling thread, as before the helper existed (and only where no thread may wait for
  * us: before the shim's constructor, in a vfork child, or when we hold the loader's lock). */
 static const struct rtshim_client_v1 *load_on_this_thread(int timeout_ms)
@@ -232,35 +217,10 @@ static bool helper_waits_for_me(void)
 	return owner == gettid();
 }
 
-const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
-{
-	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
-	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
-		return c;
-	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
-	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
-		return load_on_this_thread(timeout_ms);
-	/* The helper loads; if it turns out to wait for a lock this thread holds, load here (the
-	 * loader's lock is recursive for its holder).  If another thread holds it (one that waits
-	 * for us, perhaps), give up after timeout_ms: the new thread's request fails open. */
-	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
-	int saved = errno;
-	if (start_helper(create)) {
-		int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
-		while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING && now_ns() < deadline) {
-			if (helper_waits_for_me()) {
-				load();
-				break;
-			}
-			struct timespec ms = { .tv_sec = 0, .tv_nsec = 1000000 };
-			syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &ms, NULL, 0);
-		}
-	}
-	errno = saved;
-	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
-}
-
-const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
+/* The client, loaded by the helper and waited for at most timeout_ms.  A creator (a thread
+ * about to wait for the thread it starts) loads it here instead when the helper turns out to
+ * wait for a lock the creator holds (the loader's lock is recursive for its holder). */
+static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 {
 	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
 	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
@@ -272,10 +232,34 @@ const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
 		return load_on_this_thread(timeout_ms);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;
-	if (start_helper(create))
-		wait_done(timeout_ms);
+	if (start_helper(create)) {
+		int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		for (;;) {
+			int64_t left = deadline - now_ns();
+			if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != LOADING || left <= 0)
+				break;
+			if (creator && helper_waits_for_me()) {
+				load();
+				break;
+			}
+			if (creator && left > 1000000)
+				left = 1000000; /* look again at what the helper waits for */
+			struct timespec rel = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
+			syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &rel, NULL, 0);
+		}
+	}
 	errno = saved;
-	c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
+}
+
+const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
+{
+	return client_wait(timeout_ms, true);
+}
+
+const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
+{
+	const struct rtshim_client_v1 *c = client_wait(timeout_ms, false);
 	if (!c && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING)
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
 				"the daemon client is still loading after %d ms (the dynamic loader is busy: a library constructor waiting for this thread?): this request is left as it is, later ones are served",
