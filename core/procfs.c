@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -88,15 +89,27 @@ static uint64_t hex(const char **pp)
 	return v;
 }
 
-/* Check one maps line "lo-hi perms off dev inode   /path". */
-static int match_line(const char *line, uintptr_t a, char *out, size_t size)
+/* Check one maps line "lo-hi perms off dev inode   /path": 1 (the file's path in out), 0 (not
+ * this line), -errno (anonymous memory, or a path too long).  *lo is the line's start and
+ * *at_zero whether it maps the file from offset 0. */
+static int match_line(const char *line, uintptr_t a, char *out, size_t size, uint64_t *lo,
+		      bool *at_zero)
 {
 	const char *p = line;
-	uint64_t lo = hex(&p);
+	*lo = hex(&p);
+	*at_zero = false;
 	if (*p++ != '-')
 		return 0;
 	uint64_t hi = hex(&p);
-	if (a < lo || a >= hi)
+	while (*p == ' ')
+		p++;
+	while (*p && *p != ' ')
+		p++; /* perms */
+	while (*p == ' ')
+		p++;
+	const char *off = p;
+	*at_zero = hex(&p) == 0 && p > off;
+	if (a < *lo || a >= hi)
 		return 0;
 	const char *slash = strchr(p, '/');
 	if (!slash)
@@ -108,11 +121,13 @@ static int match_line(const char *line, uintptr_t a, char *out, size_t size)
 	return 1;
 }
 
-int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size)
+int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size, uintptr_t *base)
 {
 	char chunk[4096 + 1], line[4096 + 512];
 	size_t used = 0;
 	int r = -ENOENT;
+	uint64_t lo, file_start = 0;
+	bool at_zero;
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -130,9 +145,14 @@ int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size)
 			}
 			line[used] = '\0';
 			used = 0;
-			int m = match_line(line, (uintptr_t)addr, buf, size);
+			int m = match_line(line, (uintptr_t)addr, buf, size, &lo, &at_zero);
+			/* a file's segments are mapped one after the other, the first from offset 0 */
+			if (at_zero)
+				file_start = lo;
 			if (m) {
 				r = m > 0 ? 0 : m;
+				if (base)
+					*base = (uintptr_t)file_start;
 				goto out;
 			}
 		}

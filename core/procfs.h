@@ -3,6 +3,7 @@
 #define RTSHIM_PROCFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Is `tid` a thread of the calling process?  1, 0. */
@@ -14,8 +15,9 @@ int rtshim_proc_tgid(pid_t tid, pid_t *tgid);
 /* Owner uid of /proc/PID (what rtkit checks).  0 or -errno. */
 int rtshim_proc_owner(pid_t pid, uid_t *uid);
 
-/* Absolute path of the file mapped at `addr` in this process (from /proc/self/maps).
- * 0 or -errno. */
-int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size);
+/* Absolute path of the file mapped at `addr` in this process (from /proc/self/maps, without
+ * the dynamic loader's lock, which dladdr takes), and where that file's first segment is mapped
+ * (its load base: NULL when not wanted).  0 or -errno. */
+int rtshim_proc_mapped_path(const void *addr, char *buf, size_t size, uintptr_t *base);
 
 #endif

@@ -53,7 +53,7 @@ static int own_dir(char *buf, size_t size)
 			return -ENAMETOOLONG;
 		memcpy(buf, info.dli_fname, len + 1);
 	} else {
-		int r = rtshim_proc_mapped_path((const void *)rtshim_client_get, buf, size);
+		int r = rtshim_proc_mapped_path((const void *)rtshim_client_get, buf, size, NULL);
 		if (r < 0)
 			return r;
 	}

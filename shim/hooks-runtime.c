@@ -16,6 +16,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "runaway.h"
+#include "trace.h"
 
 /* ---- real functions ------------------------------------------------------------------------ */
 
@@ -320,6 +321,10 @@ __attribute__((constructor)) static void rtshim_init(void)
 	if (secure_execution())
 		return;
 	rtshim_client_loader_init(rtshim_real_pthread_create());
+	/* the unwinder, while the loader's lock is free; by the variables' presence: the
+	 * configuration (and its warnings) is read on the first request, as without them */
+	if (getenv("RTSHIM_TRACE") || getenv("RTSHIM_ONLY"))
+		rtshim_trace_init();
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	if (gettid() == getpid() && !self_rec.linked) {

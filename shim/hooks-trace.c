@@ -1,11 +1,14 @@
 /* hooks-trace.c — RTSHIM_TRACE and RTSHIM_ONLY: the caller's stack (see trace.h).
  * Costs nothing unless one of them is set: then each intercepted request takes the caller's
- * stack (libunwind, loaded with dlopen on first use) and names its frames with dladdr. */
+ * stack (libunwind, loaded by the shim's constructor) and names its frames from /proc/self/maps
+ * and the files' symbol tables.  Never the dynamic loader's lock (dlopen, dladdr): a library
+ * constructor run by dlopen may hold it while it waits for the requesting thread. */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -16,19 +19,19 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "procfs.h"
 #include "trace.h"
 
 typedef int backtrace_fn(void **buffer, int size);
 
 static pthread_once_t unwinder_once = PTHREAD_ONCE_INIT;
 static backtrace_fn *unwinder;
-static const void *own_base;
+static uintptr_t own_base;
 
 static void load_unwinder(void)
 {
-	Dl_info self;
-	if (dladdr((const void *)rtshim_trace_begin, &self))
-		own_base = self.dli_fbase;
+	char path[PATH_MAX];
+	rtshim_proc_mapped_path((const void *)rtshim_trace_begin, path, sizeof path, &own_base);
 	/* RTLD_LOCAL: libunwind's own weak `backtrace` must not interpose glibc's */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	if (h)
@@ -37,6 +40,8 @@ static void load_unwinder(void)
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
 				"RTSHIM_TRACE/RTSHIM_ONLY: libunwind (libunwind.so.8) cannot be loaded; using glibc's backtrace()");
 		unwinder = backtrace;
+		void *warm[2];
+		backtrace(warm, 2); /* it loads libgcc_s (dlopen) on its first call: now */
 	} else {
 		rtshim_log(RTSHIM_LOG_DEBUG, "stacks taken with libunwind");
 	}
@@ -48,9 +53,10 @@ static void load_unwinder(void)
 #define ELFCLASS ELFCLASS32
 #endif
 
-/* A function dladdr cannot name (not exported: a static function, an executable's own) by the
- * file's symbol table (.symtab), as gdb would; false when the file has none (stripped). */
-static bool symtab_name(const char *file, const void *base, const char *pc, char *name,
+/* The function around pc, from the file's symbol tables: .symtab (static functions, an
+ * executable's own, as gdb names them) or, in a stripped file, .dynsym (what it exports).
+ * false when neither names it. */
+static bool symtab_name(const char *file, uintptr_t base, const char *pc, char *name,
 			size_t size, unsigned long *off)
 {
 	bool found = false;
@@ -68,12 +74,13 @@ static bool symtab_name(const char *file, const void *base, const char *pc, char
 	const ElfW(Ehdr) *eh = map;
 	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(img + eh->e_shoff);
 	/* a shared object's (or PIE's) symbols are relative to where it was loaded */
-	uintptr_t at = (uintptr_t)pc - (eh->e_type == ET_DYN ? (uintptr_t)base : 0);
+	uintptr_t at = (uintptr_t)pc - (eh->e_type == ET_DYN ? base : 0);
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS ||
 	    eh->e_shentsize != sizeof *sh || (const char *)(sh + eh->e_shnum) > end)
 		goto out;
 	for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+		if ((sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM) ||
+		    sh[i].sh_link >= eh->e_shnum)
 			continue;
 		const ElfW(Sym) *sym = (const ElfW(Sym) *)(img + sh[i].sh_offset);
 		const char *str = img + sh[sh[i].sh_link].sh_offset;
@@ -94,6 +101,11 @@ static bool symtab_name(const char *file, const void *base, const char *pc, char
 out:
 	munmap(map, (size_t)st.st_size);
 	return found;
+}
+
+void rtshim_trace_init(void)
+{
+	pthread_once(&unwinder_once, load_unwinder);
 }
 
 bool rtshim_trace_wanted(void)
@@ -124,41 +136,35 @@ bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
 	if (!t->on && !c->only[0])
 		return false;
 
-	pthread_once(&unwinder_once, load_unwinder);
+	rtshim_trace_init(); /* done by the constructor, unless a library's constructor asked first */
 	n = unwinder(pcs, (int)(sizeof pcs / sizeof pcs[0]));
 	if (t->on)
 		rtshim_log(RTSHIM_LOG_WARN, "trace: thread %d: %s, called from:", (int)gettid(), t->what);
 	for (i = 0; i < n && shown < RTSHIM_STACK_MAX; i++) {
-		Dl_info info;
+		char file[PATH_MAX];
+		uintptr_t base;
 		/* a return address: look up the call instruction before it */
 		const char *pc = (const char *)pcs[i] - (i > 0 ? 1 : 0);
-		if (!dladdr(pc, &info)) {
+		if (rtshim_proc_mapped_path(pc, file, sizeof file, &base) < 0) {
 			if (t->on)
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d ? [%p]", shown, pcs[i]);
 			shown++;
 			continue;
 		}
-		if (info.dli_fbase == own_base)
+		if (base == own_base)
 			continue; /* the shim's own frames */
-		const char *lib = base_name(info.dli_fname);
+		const char *lib = base_name(file);
 		if (c->only[0] && rtshim_only_match(c->only, lib))
 			match = true;
 		if (t->on) {
 			char name[128];
 			unsigned long off;
-			if (info.dli_sname)
-				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s %s+0x%lx [%p]", shown, lib,
-					   info.dli_sname,
-					   (unsigned long)(pc - (const char *)info.dli_saddr), pcs[i]);
-			/* dladdr names the executable by argv[0], which may be relative */
-			else if (info.dli_fname &&
-				 symtab_name(info.dli_fname[0] == '/' ? info.dli_fname : "/proc/self/exe",
-					     info.dli_fbase, pc, name, sizeof name, &off))
+			if (symtab_name(file, base, pc, name, sizeof name, &off))
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s %s+0x%lx [%p]", shown, lib,
 					   name, off, pcs[i]);
 			else
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s +0x%lx [%p]", shown, lib,
-					   (unsigned long)(pc - (const char *)info.dli_fbase), pcs[i]);
+					   (unsigned long)((uintptr_t)pc - base), pcs[i]);
 		}
 		shown++;
 	}

@@ -1,9 +1,9 @@
 /* trace.h — RTSHIM_TRACE (log each request, its decision and the caller's stack) and
  * RTSHIM_ONLY (forward only requests whose stack holds a matching library).
  *
- * The stack is taken with libunwind, which the shim loads with dlopen the first time a stack is
- * wanted (only when RTSHIM_TRACE or RTSHIM_ONLY is set), so librtshim.so keeps depending on
- * libc alone.  Without libunwind, glibc's backtrace() is used instead (said once). */
+ * The stack is taken with libunwind, which the shim's constructor loads with dlopen (only when
+ * RTSHIM_TRACE or RTSHIM_ONLY is set), so librtshim.so keeps depending on libc alone.  Without
+ * libunwind, glibc's backtrace() is used instead (said once). */
 #ifndef RTSHIM_TRACE_H
 #define RTSHIM_TRACE_H
 
@@ -23,6 +23,9 @@ struct rtshim_trace {
 	bool pass;      /* RTSHIM_ONLY has no match: the plain call, nothing else */
 	char what[160]; /* "pthread_setschedparam(self, FIFO, 70)" */
 };
+
+/* Load the unwinder now (the shim's constructor: the loader's lock is free, or ours). */
+void rtshim_trace_init(void);
 
 /* Is a stack wanted at all (RTSHIM_TRACE or RTSHIM_ONLY set)?  Cheap. */
 bool rtshim_trace_wanted(void);

@@ -92,6 +92,29 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$(line "call host")" = "rc=0 err=OK" ]
 }
 
+@test "plugin constructor waiting for its RT thread under RTSHIM_TRACE or RTSHIM_ONLY: the stack is taken without the loader's lock, the host goes on" {
+	local v ms
+	for v in RTSHIM_TRACE=1 'RTSHIM_ONLY=libplugin*' RTSHIM_ONLY=plugin-host; do
+		run bounded 20 "$v" plugin-host
+		echo "$v: status $status"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[ "$(line plugin-wait)" = OK ]
+		ms=$(line dlopen-ms)
+		((ms < 1000))
+	done
+	# the traced stack names the program's own (not exported) function
+	run bounded 20 RTSHIM_TRACE=1 plugin-host
+	[[ $output == *"trace:   #0 plugin-host main+0x"* ]]
+	# RTSHIM_ONLY forwards exactly the matching caller: the host's own request is served
+	run bounded 20 RTSHIM_ONLY=plugin-host plugin-host
+	[ "$(line "call host")" = "rc=0 err=OK" ]
+	[[ $(line "kernel host") == "RR|RESET "* ]]
+	run bounded 20 'RTSHIM_ONLY=libplugin*' plugin-host
+	[ "$(line "call host")" = "rc=1 err=EPERM" ]
+	[ "$(line "kernel host")" = "OTHER 0" ]
+}
+
 @test "plugin constructor waiting for its RT thread, root: FIFO 10 granted at once, no hang" {
 	run bounded 20 --root --noshim plugin-host
 	[ "$status" -eq 0 ]
