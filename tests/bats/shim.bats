@@ -113,6 +113,23 @@ assert_rttime_bounded() {
 	fi
 }
 
+@test "syscall(): every other number passes through untouched (gettid, ENOSYS, six arguments, errors)" {
+	run as_user "$PROBES/syscall-pass"
+	[ "$status" -eq 0 ]
+	local without=$output
+	run as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/syscall-pass"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$without" ]
+	(($(grep -c '^case .* ok$' <<<"$output") == 10))
+	# i386: every argument of syscall() is on the stack (where the kernel can run 32-bit programs)
+	local p32=$B/tests/i386-linux-gnu/probes/syscall-pass shim32=$B/lib/i386-linux-gnu/rtshim/librtshim.so
+	if [[ -x $p32 && -z ${RTSHIM_ASAN_RUNTIME:-} ]] && "$p32" >/dev/null 2>&1; then
+		run as_user env LD_PRELOAD="$shim32" "$p32"
+		[ "$status" -eq 0 ]
+		(($(grep -c '^case .* ok$' <<<"$output") == 10))
+	fi
+}
+
 # ---- legacy programs ------------------------------------------------------------------------
 
 @test "jack2-style explicit-attr pthread_create FIFO/70: EPERM without the shim" {
