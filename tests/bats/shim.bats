@@ -297,10 +297,11 @@ assert_rttime_bounded() {
 }
 
 @test "errno parity: invalid calls give the same results with and without the shim (root)" {
-	as_user sleep 30 & local bg=$!
+	# this test's own process of the user (other suites may run the user's sleeps meanwhile)
+	as_user sh -c 'echo $$; exec sleep 30' >"$BATS_TEST_TMPDIR/foreign" & local bg=$!
 	local foreign i
 	for ((i = 0; i < 50; i++)); do
-		foreign=$(pgrep -u "$TEST_USER" -x sleep | head -1) && [[ -n $foreign ]] && break
+		foreign=$(cat "$BATS_TEST_TMPDIR/foreign") && [[ -n $foreign ]] && break
 		sleep 0.05
 	done
 	run as_root "$PROBES/errno-parity" "$foreign"
