@@ -66,9 +66,8 @@ rtshim_raw_syscall:
 1:	negl	%eax
 	pushl	%ebx			/* callee-saved; the PLT call needs the GOT in it */
 	pushl	%eax			/* the errno value */
-	call	2f
-2:	popl	%ebx
-	addl	$_GLOBAL_OFFSET_TABLE_+[.-2b], %ebx
+	call	.Lpc_ebx		/* a call that returns: shadow stack and return predictor */
+	addl	$_GLOBAL_OFFSET_TABLE_, %ebx
 	subl	$4, %esp		/* 16-byte aligned at the call */
 	call	__errno_location@PLT
 	addl	$4, %esp
@@ -76,6 +75,9 @@ rtshim_raw_syscall:
 	movl	%ecx, (%eax)
 	popl	%ebx
 	movl	$-1, %eax
+	ret
+.Lpc_ebx:
+	movl	(%esp), %ebx
 	ret
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
 #endif

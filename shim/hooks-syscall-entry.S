@@ -47,13 +47,15 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpl	$__NR_sched_setparam, %eax
 	je	rtshim_syscall_sched
-	call	1f
-1:	popl	%ecx
-	addl	$_GLOBAL_OFFSET_TABLE_+[.-1b], %ecx
+	call	.Lpc_ecx		/* a call that returns: shadow stack and return predictor */
+	addl	$_GLOBAL_OFFSET_TABLE_, %ecx
 	movl	rtshim_syscall_next@GOTOFF(%ecx), %eax
 	testl	%eax, %eax
 	jz	rtshim_raw_syscall
 	jmp	*%eax
+.Lpc_ecx:
+	movl	(%esp), %ecx
+	ret
 	.size	syscall, .-syscall
 #endif
 
