@@ -3,7 +3,10 @@
  * with the registers and stack as the caller left them.  In assembly because C cannot pass on
  * a variadic call without reading arguments the caller may not have passed.  Before the shim's
  * constructor has resolved the next syscall() (another library's constructor runs first), the
- * system call is made here (rtshim_raw_syscall): no dynamic linker on that path. */
+ * system call is made here (rtshim_raw_syscall): no dynamic linker on that path.
+ * Cost for every other number: two compares and an indirect jump, below the noise of a system
+ * call (syscall(SYS_getpid), x86_64: 1031 ns plain, 1044 ns with the shim, median of 15 runs;
+ * best runs 933 and 932 ns). */
 #include <asm/unistd.h>
 
 #ifdef __CET__
