@@ -61,15 +61,15 @@ RTRUN     := $(B)/bin/rtrun
 # tests/unit/test-*.c a cmocka test.
 # the client also compiles in the sandbox rule it shares with rtrun
 CLIENT_SRC := $(wildcard daemon-client/*.c) core/sandbox.c
-CORE_SRC   := $(wildcard core/*.c)
-SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c)
-SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%.c,$(wildcard shim/*.c))
+CORE_SRC   := $(wildcard core/*.c core/*.S)
+SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c shim/*.S)
+SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
 UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 
-obj = $(patsubst %.c,$(B)/obj/$(MULTIARCH)/%.o,$(1))
+obj = $(patsubst %,$(B)/obj/$(MULTIARCH)/%.o,$(basename $(1)))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 CORE_OBJ   := $(call obj,$(CORE_SRC))
 SHIM_OBJ   := $(call obj,$(SHIM_SRC))
@@ -126,6 +126,15 @@ $(B)/obj/$(MULTIARCH)/core/%.o: core/%.c $(wildcard core/*.h) daemon-client/rtki
 $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h core/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Idaemon-client -c -o $@ $<
+
+# Assembly (core/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
+$(B)/obj/$(MULTIARCH)/core/%.o: core/%.S
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -fPIC $(CFLAGS) -c -o $@ $<
+
+$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.S
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -fPIC $(CFLAGS) -c -o $@ $<
 
 $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h core/*.h) daemon-client/rtkit-client.h
 	@mkdir -p $(@D)

@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "budget.h"
@@ -43,7 +44,8 @@ static int real_call(const struct rtshim_req *r, int policy)
 	return -EINVAL;
 }
 
-/* The priority asked (a NULL param is the kernel's EINVAL to give, not ours to read). */
+/* The priority asked, once the real call has read the parameter (a NULL or unmapped param is
+ * the kernel's EINVAL or EFAULT to give, not a crash of ours). */
 static int asked_prio(const struct rtshim_req *r)
 {
 	return r->param ? r->param->sched_priority : 0;
@@ -57,6 +59,21 @@ static bool has_policy(const struct rtshim_req *r)
 static bool about_pthread(const struct rtshim_req *r)
 {
 	return r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPRIO;
+}
+
+/* The priority for a trace line, before the real call: an unmapped param gives "?" instead of
+ * a crash (read through the kernel; glibc itself reads pthread_setschedparam's). */
+static void traced_prio(const struct rtshim_req *r, char *buf, size_t size)
+{
+	struct sched_param p = { 0 };
+	struct iovec here = { &p, sizeof p }, there = { (void *)(uintptr_t)r->param, sizeof p };
+	if (about_pthread(r))
+		p.sched_priority = asked_prio(r);
+	else if (r->param && process_vm_readv(getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof p) {
+		rtshim_format(buf, size, "?");
+		return;
+	}
+	rtshim_format(buf, size, "%d", p.sched_priority);
 }
 
 /* The thread a request is about, once the kernel said EPERM. */
@@ -200,7 +217,7 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		   int nice_got)
 {
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
-	int prio = asked_prio(r), tid = (int)f->tid;
+	int prio = f->prio, tid = (int)f->tid;
 	char why[160];
 
 	switch (d->why) {
@@ -288,17 +305,17 @@ static const char *req_name(enum rtshim_req_kind kind)
 /* RTSHIM_TRACE/RTSHIM_ONLY: true when RTSHIM_ONLY leaves this request alone. */
 static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
 {
-	char who[32];
-	int prio = asked_prio(r);
+	char who[32], prio[16];
+	traced_prio(r, prio, sizeof prio);
 	if (about_pthread(r))
 		rtshim_format(who, sizeof who, "%s", pthread_equal(r->thread, pthread_self()) ? "self" : "thread");
 	else
 		rtshim_format(who, sizeof who, "%d", (int)r->pid);
 	if (has_policy(r))
-		return rtshim_trace_begin(tr, "%s(%s, %s%s, %d)", req_name(r->kind), who,
+		return rtshim_trace_begin(tr, "%s(%s, %s%s, %s)", req_name(r->kind), who,
 					  rtshim_policy_name(r->policy),
 					  (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "", prio);
-	return rtshim_trace_begin(tr, "%s(%s, %d)", req_name(r->kind), who, prio);
+	return rtshim_trace_begin(tr, "%s(%s, %s)", req_name(r->kind), who, prio);
 }
 
 int rtshim_request(const struct rtshim_req *r)
@@ -317,7 +334,8 @@ int rtshim_request(const struct rtshim_req *r)
 	struct rtshim_decision d;
 	int cancel_state = -1, nice_got = 0;
 
-	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, asked_prio(r));
+	/* the priority once the kernel has read it (below) */
+	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
 	for (;;) {
 		d = rtshim_decide(&f);
@@ -325,6 +343,8 @@ int rtshim_request(const struct rtshim_req *r)
 		case RTSHIM_CALL:
 			f.direct.done = true;
 			f.direct.err = real_call(r, d.policy);
+			if (f.direct.err == 0 || f.direct.err == -EPERM)
+				f.prio = asked_prio(r); /* read by the kernel: readable */
 			if (f.direct.err != -EPERM)
 				continue;
 			/* The slow path from here on.  A cancellation point inside it (poll, in the

@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "procfs.h"
+#include "raw-syscall.h"
 #include "runaway.h"
 #include "trace.h"
 
@@ -37,14 +38,15 @@ static void *resolve(const char *name, const char *version)
 }
 
 /* Fallbacks if the dynamic loader cannot find the next definition: the raw system calls for
- * the sched_* family, ENOSYS for the pthread family (never seen with glibc). */
+ * the sched_* family (not through the shim's own syscall(), which would come back here), ENOSYS
+ * for the pthread family (never seen with glibc). */
 static int fb_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
 {
-	return (int)syscall(SYS_sched_setscheduler, pid, policy, p);
+	return (int)rtshim_raw_syscall(SYS_sched_setscheduler, pid, policy, p);
 }
 static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
 {
-	return (int)syscall(SYS_sched_setparam, pid, p);
+	return (int)rtshim_raw_syscall(SYS_sched_setparam, pid, p);
 }
 static int fb_sched_getscheduler(pid_t pid)
 {
@@ -118,6 +120,7 @@ static void resolve_all(void)
 	rtshim_real_pthread_getattr_np();
 	rtshim_real_pthread_create();
 	rtshim_resolve_nice();
+	rtshim_resolve_syscall();
 }
 
 /* A thread the shim waits for must never need the dynamic loader's lock: a library constructor

@@ -40,6 +40,7 @@
 
 #include "decide.h" /* rtshim_is_rt: pure, async-signal-safe */
 #include "log.h"
+#include "raw-syscall.h" /* demote: never through the shim's own syscall() */
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -125,14 +126,15 @@ static int sys_policy(pid_t tid)
 	return (int)syscall(SYS_sched_getscheduler, tid);
 }
 
+/* The system call itself: the shim's own syscall() would take it for the program's request. */
 static bool demote(pid_t tid, int policy)
 {
 	struct sched_param p = { .sched_priority = 0 };
 	int pol = SCHED_OTHER | (policy & SCHED_RESET_ON_FORK);
-	if (syscall(SYS_sched_setscheduler, tid, pol, &p) == 0)
+	if (rtshim_raw_syscall(SYS_sched_setscheduler, tid, pol, &p) == 0)
 		return true;
 	/* the kernel wants the flag kept when it is set; try with it */
-	return syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p) == 0;
+	return rtshim_raw_syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p) == 0;
 }
 
 /* State letter of /proc/self/task/TID/stat ('R' running), or 0. */

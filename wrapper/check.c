@@ -17,6 +17,7 @@
 
 #include "config.h"
 #include "prio.h"
+#include "raw-syscall.h"
 #include "sandbox.h"
 #include "client-open.h"
 #include "rtkit-client.h"
@@ -87,7 +88,7 @@ static void drop(pid_t tid)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
-	syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
+	rtshim_raw_syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &sp);
 }
 
 static void item(const char *label, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -240,7 +241,7 @@ int rtrun_check(const struct rtrun_options *o)
 	if (direct_r == 0) {
 		struct sched_param sp = { .sched_priority = want };
 
-		if (syscall(SYS_sched_setscheduler, h.tid, SCHED_RR | SCHED_RESET_ON_FORK, &sp) == 0) {
+		if (rtshim_raw_syscall(SYS_sched_setscheduler, h.tid, SCHED_RR | SCHED_RESET_ON_FORK, &sp) == 0) {
 			direct_ok = true;
 			drop(h.tid);
 		} else {

@@ -45,6 +45,31 @@ static int script_interpreter(int fd, struct rtrun_elf *out)
 	return 0;
 }
 
+/* A Go program's build ID note (name "Go", type 4: the Go linker's ELF_NOTE_GOBUILDID_TAG) in
+ * one PT_NOTE segment: Go's runtime makes its system calls itself, not through libc.  Only the
+ * first 4 KiB of the segment are read: the Go note is small and comes early. */
+static bool go_note(int fd, uint64_t off, uint64_t size, uint64_t align)
+{
+	unsigned char buf[4096];
+	size_t len = size < sizeof buf ? (size_t)size : sizeof buf, at = 0;
+	size_t a = align == 8 ? 8 : 4;
+
+	if (off > (uint64_t)INT64_MAX / 2 || read_all(fd, buf, len, (off_t)off) < 0)
+		return false;
+	while (at + 12 <= len) {
+		uint32_t w[3];
+
+		memcpy(w, buf + at, sizeof w);
+		size_t name = at + 12, desc = name + (((size_t)w[0] + a - 1) & ~(a - 1));
+		if (w[0] > len || w[1] > len || desc > len)
+			return false;
+		if (w[2] == 4 && (w[0] == 3 || w[0] == 4) && memcmp(buf + name, "Go", 3) == 0)
+			return true;
+		at = desc + (((size_t)w[1] + a - 1) & ~(a - 1));
+	}
+	return false;
+}
+
 static int scan_phdrs(int fd, struct rtrun_elf *out, uint64_t phoff, size_t phentsize,
 		      size_t phnum)
 {
@@ -67,6 +92,19 @@ static int scan_phdrs(int fd, struct rtrun_elf *out, uint64_t phoff, size_t phen
 		memcpy(&type, buf + i * phentsize, sizeof type);
 		if (type == PT_INTERP)
 			out->has_interp = true;
+		if (type == PT_NOTE && !out->go) {
+			if (out->elf_class == ELFCLASS64) {
+				Elf64_Phdr ph;
+
+				memcpy(&ph, buf + i * phentsize, sizeof ph);
+				out->go = go_note(fd, ph.p_offset, ph.p_filesz, ph.p_align);
+			} else {
+				Elf32_Phdr ph;
+
+				memcpy(&ph, buf + i * phentsize, sizeof ph);
+				out->go = go_note(fd, ph.p_offset, ph.p_filesz, ph.p_align);
+			}
+		}
 	}
 	free(buf);
 	return r;

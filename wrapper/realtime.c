@@ -12,6 +12,7 @@
 
 #include "client-open.h"
 #include "decide.h"
+#include "raw-syscall.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 
@@ -31,7 +32,7 @@ static int set_scheduler(pid_t tid, int policy, int priority)
 {
 	struct sched_param sp = { .sched_priority = priority };
 
-	return syscall(SYS_sched_setscheduler, tid, policy, &sp) < 0 ? -errno : 0;
+	return rtshim_raw_syscall(SYS_sched_setscheduler, tid, policy, &sp) < 0 ? -errno : 0;
 }
 
 /* rtkit's limits, RLIMIT_RTTIME of the target's process.  rtrun keeps no backoff of its own. */

@@ -116,6 +116,7 @@ struct rtrun_elf {
 	int machine;             /* e_machine */
 	bool native_endian;
 	bool has_interp;         /* PT_INTERP present: dynamically linked */
+	bool go;                 /* a Go program (its build ID note): raw system calls */
 };
 
 /* Read the ELF header and program headers (or a "#!" line) from fd.  0, or -ENOEXEC (neither

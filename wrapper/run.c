@@ -191,6 +191,12 @@ static void warn_about_command(const char *cmd, const char *path, const struct r
 			  "librtshim.so cannot help; %s", cmd, hint);
 		return;
 	}
+	if (elf.go) {
+		rtrun_log(RTRUN_WARNING, "%s is a Go program: Go makes its system calls itself, so "
+			  "librtshim.so sees none of its own scheduling requests (only those of C "
+			  "libraries it calls); %s", cmd, hint);
+		return;
+	}
 
 	native_elf(&self);
 	if (self.is_elf && (elf.elf_class != self.elf_class || elf.machine != self.machine ||

@@ -24,6 +24,13 @@ setup_file() {
 	# Helper programs, built here: a static one, and setuid / file-capability copies.
 	printf 'int main(void) { return 0; }\n' >"$WORK/true.c"
 	cc -static -o "$WORK/static-true" "$WORK/true.c"
+	# a dynamic program with a Go build ID note, as the Go linker writes it (name "Go", type 4)
+	cat >"$WORK/go.c" <<'EOF'
+__asm__(".section .note.go.buildid,\"a\",@note\n.p2align 2\n"
+	".long 4, 8, 4\n.asciz \"Go\"\n.byte 0\n.ascii \"build-id\"\n.text");
+int main(void) { return 0; }
+EOF
+	cc -o "$WORK/go-true" "$WORK/go.c"
 	cp /usr/bin/true "$WORK/suid-true"
 	chmod 4755 "$WORK/suid-true"
 	cp /usr/bin/true "$WORK/cap-true"
@@ -352,6 +359,12 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $stderr == *"static-true is statically linked: LD_PRELOAD has no effect"*"rtrun -p N"* ]]
 	run -0 --separate-stderr as_user "$RTRUN" -p 5 "$WORK/static-true"
 	[[ $stderr == *"statically linked"*"only its main thread gets realtime (from -p)"* ]]
+}
+
+@test "warning: a Go program makes its system calls itself; one line, what to use instead" {
+	run -0 --separate-stderr as_user "$RTRUN" "$WORK/go-true"
+	[[ $stderr == *"go-true is a Go program: Go makes its system calls itself"*"rtrun -p N"*"rtrun --pid PID"* ]]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 }
 
 @test "no warning for an ordinary dynamic program or a script" {

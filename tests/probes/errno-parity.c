@@ -6,6 +6,7 @@
  *   that is not its main thread (default: none) */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdint.h>
 
 #include "probe.h"
 
@@ -105,6 +106,40 @@ int main(int argc, char **argv)
 	S("sp-pid-nonexistent-prio-5", sched_setparam(nonexistent, &p5));
 	if (foreign)
 		S("sp-foreign-prio-0", sched_setparam(foreign, &p0));
+
+	/* the same requests through syscall(), as util-linux chrt makes them: the shim interposes
+	 * syscall() for these two numbers */
+	const struct sched_param *bad = (const struct sched_param *)(uintptr_t)8; /* unmapped */
+	S("ss-fifo-bad-pointer", sched_setscheduler(0, SCHED_FIFO, bad));
+	S("sp-bad-pointer", sched_setparam(0, bad));
+	S("sys-ss-policy-42", (int)syscall(SYS_sched_setscheduler, 0, 42, &p0));
+	S("sys-ss-policy-minus1", (int)syscall(SYS_sched_setscheduler, 0, -1, &p0));
+	S("sys-ss-fifo-prio-0", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &p0));
+	S("sys-ss-fifo-prio-minus1", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &pm1));
+	S("sys-ss-fifo-prio-100", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &p100));
+	S("sys-ss-rr-prio-intmax", (int)syscall(SYS_sched_setscheduler, 0, SCHED_RR, &pmax));
+	S("sys-ss-fifo-prio-intmin", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &pmin));
+	S("sys-ss-fifo-reset-prio-100",
+	  (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p100));
+	S("sys-ss-fifo-null-param", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, NULL));
+	S("sys-ss-fifo-bad-pointer", (int)syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, bad));
+	S("sys-ss-other-prio-1", (int)syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &p1));
+	S("sys-ss-pid-minus1", (int)syscall(SYS_sched_setscheduler, -1, SCHED_FIFO, &p10));
+	S("sys-ss-pid-nonexistent", (int)syscall(SYS_sched_setscheduler, nonexistent, SCHED_FIFO, &p10));
+	if (foreign) {
+		S("sys-ss-foreign-fifo-10", (int)syscall(SYS_sched_setscheduler, foreign, SCHED_FIFO, &p10));
+		S("sys-sp-foreign-prio-0", (int)syscall(SYS_sched_setparam, foreign, &p0));
+	}
+	if (foreign_tid)
+		S("sys-ss-foreign-tid-fifo-10",
+		  (int)syscall(SYS_sched_setscheduler, foreign_tid, SCHED_FIFO, &p10));
+	S("sys-sp-null-param", (int)syscall(SYS_sched_setparam, 0, NULL));
+	S("sys-sp-bad-pointer", (int)syscall(SYS_sched_setparam, 0, bad));
+	S("sys-sp-prio-5-on-other", (int)syscall(SYS_sched_setparam, 0, &p5));
+	S("sys-sp-prio-minus1", (int)syscall(SYS_sched_setparam, 0, &pm1));
+	S("sys-sp-prio-100", (int)syscall(SYS_sched_setparam, 0, &p100));
+	S("sys-sp-pid-minus1", (int)syscall(SYS_sched_setparam, -1, &p0));
+	S("sys-sp-pid-nonexistent", (int)syscall(SYS_sched_setparam, nonexistent, &p5));
 
 	/* sched_getscheduler */
 	S("gs-pid-minus1", sched_getscheduler(-1));

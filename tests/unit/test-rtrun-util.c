@@ -281,6 +281,59 @@ static void test_elf(void **state)
 	assert_null(rtrun_elf_multiarch(ELFCLASS64, 0x7777));
 }
 
+/* A 64-bit dynamic ELF whose one PT_NOTE holds one note (name, type, an 8-byte description). */
+static int note_elf(const char *name, uint32_t namesz, uint32_t type)
+{
+	unsigned char buf[512] = { 0 };
+	Elf64_Ehdr eh = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_phoff = sizeof eh,
+			  .e_phentsize = sizeof(Elf64_Phdr), .e_phnum = 1 };
+	Elf64_Phdr ph = { .p_type = PT_NOTE, .p_offset = 256, .p_align = 4 };
+	uint32_t hdr[3] = { namesz, 8, type };
+	size_t at = 256;
+
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	memcpy(buf + at, hdr, sizeof hdr);
+	at += sizeof hdr;
+	memcpy(buf + at, name, strlen(name));
+	at += 4; /* the names here fit in 4 bytes, whatever namesz claims */
+	memcpy(buf + at, "build-id", 8);
+	ph.p_filesz = at + 8 - 256;
+	memcpy(buf, &eh, sizeof eh);
+	memcpy(buf + sizeof eh, &ph, sizeof ph);
+	return memfile(buf, sizeof buf);
+}
+
+/* The Go linker's build ID note marks a Go program (raw system calls); other notes do not. */
+static void test_elf_go(void **state)
+{
+	struct rtrun_elf e;
+	int fd;
+
+	(void)state;
+	fd = note_elf("Go", 4, 4);
+	assert_int_equal(rtrun_elf_inspect(fd, &e), 0);
+	assert_true(e.go);
+	close(fd);
+	fd = note_elf("GNU", 4, NT_GNU_BUILD_ID);
+	assert_int_equal(rtrun_elf_inspect(fd, &e), 0);
+	assert_false(e.go);
+	close(fd);
+	fd = note_elf("Go", 4, 1); /* another Go note, not the build ID */
+	assert_int_equal(rtrun_elf_inspect(fd, &e), 0);
+	assert_false(e.go);
+	close(fd);
+	fd = note_elf("Go", 0xfffffff0u, 4); /* a name size past the segment: not read */
+	assert_int_equal(rtrun_elf_inspect(fd, &e), 0);
+	assert_false(e.go);
+	close(fd);
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC); /* this C program */
+	assert_int_equal(rtrun_elf_inspect(fd, &e), 0);
+	assert_false(e.go);
+	close(fd);
+}
+
 static void test_corrupt_phdrs(void **state)
 {
 	unsigned char buf[sizeof(Elf64_Ehdr)] = { 0 };
@@ -324,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_pkglibdir),
 		cmocka_unit_test(test_entry_ok),
 		cmocka_unit_test(test_elf),
+		cmocka_unit_test(test_elf_go),
 		cmocka_unit_test(test_corrupt_phdrs),
 	};
 	return cmocka_run_group_tests_name("rtrun-util", tests, NULL, NULL);
