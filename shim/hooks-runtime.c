@@ -337,7 +337,8 @@ __attribute__((constructor)) static void rtshim_init(void)
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 {
-	if (t == &self_rec && !t->linked && !rtshim_borrowed_memory()) {
+	if (t == &self_rec && !t->linked && (set || rtshim_registry_has_side_records()) &&
+	    !rtshim_borrowed_memory()) {
 		take_over_side_record();
 		if (set)
 			link_self(); /* other threads must see what is set on this one */
