@@ -232,6 +232,15 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 	return d;
 }
 
+bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio)
+{
+	if (!rtshim_is_rt(creator_policy) || creator_prio < 1)
+		return false;
+	*policy = creator_policy & ~SCHED_RESET_ON_FORK;
+	*prio = creator_prio;
+	return true;
+}
+
 const char *rtshim_why_text(enum rtshim_why why)
 {
 	switch (why) {

@@ -157,6 +157,15 @@ void rtshim_facts_init(struct rtshim_facts *f, const struct rtshim_config *cfg, 
 /* The next step for these facts.  Pure. */
 struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
 
+/* pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no realtime policy
+ * failed with EPERM: glibc gave the new thread the scheduling it recorded for the creating
+ * thread, which says realtime after rtkit's grant (read back, or a change the shim made keeping
+ * SCHED_RESET_ON_FORK), and an unprivileged user's thread may not start so.  Under
+ * RLIMIT_RTPRIO it would have started with the creator's policy and priority: that is what the
+ * new thread asks for, the creator's as the kernel has them now (so already in rtkit's range).
+ * false: the creator is not realtime now; the thread starts SCHED_OTHER. */
+bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio);
+
 /* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
 const char *rtshim_why_text(enum rtshim_why why);
 

@@ -110,6 +110,7 @@ RTSHIM_EXPORT __attribute__((no_sanitize("address", "thread"))) int pthread_geta
 
 struct rt_create {
 	int policy, prio;
+	bool inherited; /* prio is the creating thread's, in rtkit's range already */
 	int done;   /* futex word: 0 until the new thread knows */
 	int result; /* 0 or errno */
 	int ran;    /* the start routine is running */
@@ -184,12 +185,12 @@ static void futex_set_and_wake(int *word)
 }
 
 /* In the new thread, before its start routine: ask for what the attribute asked. */
-static int promote_new_thread(int policy, int prio, int *result)
+static int promote_new_thread(int policy, int prio, bool inherited, int *result)
 {
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = {
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
-		.param = &p, .creating = true,
+		.param = &p, .creating = true, .inherited = inherited,
 	};
 	int err = 0;
 	if (rtshim_enter()) {
@@ -221,7 +222,7 @@ static void *trampoline(void *p)
 		promote_inherited(ipol, iprio);
 	if (rc) {
 		int result;
-		int run = promote_new_thread(rc->policy, rc->prio, &result);
+		int run = promote_new_thread(rc->policy, rc->prio, rc->inherited, &result);
 		rc->result = result;
 		rc->ran = run;
 		futex_set_and_wake(&rc->done); /* rc and t are gone after this */
@@ -251,7 +252,7 @@ static int create_inheriting(pthread_create_fn *real, pthread_t *thread, const p
 /* Explicit RT attribute: create the thread SCHED_OTHER from a copy of the attribute, promote it
  * in the trampoline, return when the outcome is known. */
 static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
-		     void *(*start)(void *), void *arg, int policy, int prio)
+		     void *(*start)(void *), void *arg, int policy, int prio, bool inherited)
 {
 	/* glibc's pthread_attr_t is a value except for a pointer to its extension (CPU set, signal
 	 * mask) that pthread_create only reads; the copy shares it and is never destroyed. */
@@ -262,7 +263,7 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 		return real(thread, attr, start, arg);
 
 	rtshim_prepare_for_new_thread(prio);
-	struct rt_create rc = { .policy = policy, .prio = prio };
+	struct rt_create rc = { .policy = policy, .prio = prio, .inherited = inherited };
 	struct tramp t = { .start = start, .arg = arg, .rt = &rc, .inherit_policy = 0 };
 	int r = real(thread, &copy, trampoline, &t);
 	if (r)
@@ -281,6 +282,25 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 	return rc.result;
 }
 
+/* An explicit attribute that sets no realtime policy, and pthread_create said EPERM: glibc gave
+ * the thread what it recorded for this (the creating) thread, realtime after rtkit's grant
+ * (rtshim_creation_copies).  Without the shim the record would not say realtime and the thread
+ * would start (ecasound's engine thread, libjack's client thread): create it as an explicit-RT
+ * attribute is, SCHED_OTHER, then promoted to what this thread has. */
+static int create_as_creator(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
+			     void *(*start)(void *), void *arg)
+{
+	struct sched_param cur;
+	int policy = rtshim_real_sched_getscheduler()(0), prio = 0;
+	if (policy < 0 || sched_getparam(0, &cur) < 0)
+		return EPERM;
+	if (!rtshim_creation_copies(policy, cur.sched_priority, &policy, &prio))
+		policy = SCHED_OTHER; /* the record is stale: the thread starts as it would without */
+	rtshim_log(RTSHIM_LOG_DEBUG, "pthread_create: glibc's record of the creating thread is realtime; the new thread asks for %s/%d",
+		   rtshim_policy_name(policy), prio);
+	return create_rt(real, thread, attr, start, arg, policy, prio, true);
+}
+
 RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				 void *(*start)(void *), void *arg)
 {
@@ -288,7 +308,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	if (!rtshim_enter())
 		return real(thread, attr, start, arg);
 	int saved = errno;
-	int inherit, policy, r;
+	int inherit = PTHREAD_INHERIT_SCHED, policy, r;
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
 	    inherit == PTHREAD_EXPLICIT_SCHED && pthread_attr_getschedpolicy(attr, &policy) == 0 &&
@@ -301,12 +321,14 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				       sp.sched_priority))
 			r = real(thread, attr, start, arg);
 		else
-			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority);
+			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority, false);
 		rtshim_trace_end(&tr, r);
 	} else if (inherits_rt(attr, &policy, &sp.sched_priority)) {
 		r = create_inheriting(real, thread, attr, start, arg, policy, sp.sched_priority);
 	} else {
 		r = real(thread, attr, start, arg); /* asks for nothing: nothing to do, nothing recorded */
+		if (r == EPERM && inherit == PTHREAD_EXPLICIT_SCHED)
+			r = create_as_creator(real, thread, attr, start, arg);
 	}
 	rtshim_leave();
 	errno = saved;

@@ -212,6 +212,60 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$(line "kernel copied")" = "RR|RESET 10" ]
 }
 
+# glibc gives a thread created with PTHREAD_EXPLICIT_SCHED and no policy the scheduling it
+# recorded for the creating thread (JACK2's JackPosixThread creates its non-realtime threads so:
+# libjack's client thread, from ecasound's engine thread).  After rtkit's grant that record says
+# realtime once it is read back or changed keeping SCHED_RESET_ON_FORK, and no unprivileged
+# thread may start realtime: without the shim's help that pthread_create fails with EPERM.
+@test "a granted thread that read its scheduling back creates a thread with an explicit attribute and no policy: created, realtime as with privilege" {
+	# the references: with privilege the thread starts with the creator's FIFO 50; without the
+	# shim an unprivileged user's engine gets nothing and the thread starts SCHED_OTHER
+	run bounded 20 --root --noshim engine-jack read
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel jack-start")" = "FIFO 50" ]
+	run bounded 20 --noshim engine-jack read
+	[ "$status" -eq 0 ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel jack-start")" = "OTHER 0" ]
+
+	run bounded 20 engine-jack read
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel engine")" = "RR|RESET 20" ]
+	[ "$(line "read engine")" = "RR 20" ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel jack-start")" = "RR|RESET 20" ]
+	[ "$(line "call jack")" = "rc=0 err=OK" ]
+	[ "$(line "kernel jack")" = "RR|RESET 5" ]
+}
+
+@test "a granted thread that lowered itself creates a thread with an explicit attribute and no policy: created, realtime as with privilege" {
+	run bounded 20 --root --noshim engine-jack lower
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel jack-start")" = "RR 10" ]
+	run bounded 20 --noshim engine-jack lower
+	[ "$status" -eq 0 ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+
+	run bounded 20 engine-jack lower
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call lower")" = "rc=0 err=OK" ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel jack-start")" = "RR|RESET 10" ]
+	[ "$(line "kernel jack")" = "RR|RESET 5" ]
+}
+
+@test "a granted thread creating a thread with an explicit attribute and no policy, glibc's record untouched: SCHED_OTHER, as without the shim" {
+	run bounded 20 engine-jack
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel engine")" = "RR|RESET 20" ]
+	[ "$(line "call create")" = "rc=0 err=OK" ]
+	[ "$(line "kernel jack-start")" = "OTHER 0" ]
+	[ "$(line "kernel jack")" = "RR|RESET 5" ]
+}
+
 @test "a vfork child asking for RT leaves the parent's policy and descriptors as they were" {
 	run bounded 20 --root --noshim vfork-rt
 	[ "$status" -eq 0 ]

@@ -424,6 +424,28 @@ static void test_backoff(void **state)
 	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
 }
 
+/* A thread created with an explicit attribute that sets no realtime policy, after glibc gave it
+ * the creating thread's recorded (realtime) scheduling: it asks for what the creator has now,
+ * flag dropped; a creator that is not realtime gives it nothing to ask for. */
+static void test_creation_copies_the_creators_realtime(void **state)
+{
+	(void)state;
+	int policy = -1, prio = -1;
+	assert_true(rtshim_creation_copies(RR | FLAG, 20, &policy, &prio));
+	assert_int_equal(policy, RR);
+	assert_int_equal(prio, 20);
+	assert_true(rtshim_creation_copies(FIFO, 70, &policy, &prio));
+	assert_int_equal(policy, FIFO);
+	assert_int_equal(prio, 70);
+
+	policy = prio = -1;
+	assert_false(rtshim_creation_copies(OTHER | FLAG, 0, &policy, &prio));
+	assert_false(rtshim_creation_copies(SCHED_BATCH, 0, &policy, &prio));
+	assert_false(rtshim_creation_copies(RR, 0, &policy, &prio));
+	assert_int_equal(policy, -1);
+	assert_int_equal(prio, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_lowering_within_the_grant),
 		cmocka_unit_test(test_nice_fallback),
 		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_creation_copies_the_creators_realtime),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }
