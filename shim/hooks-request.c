@@ -205,7 +205,8 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
-		if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy))
+		/* the log level first: its arguments would cost the privileged path a gettid() */
+		if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy) && rtshim_log_enabled(RTSHIM_LOG_INFO))
 			rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
 				   (int)(f->tid ? f->tid : gettid()), asked, prio,
 				   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
