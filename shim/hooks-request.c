@@ -195,21 +195,30 @@ static const char *what_the_program_gets(const struct rtshim_req *r)
 				    : "the thread runs SCHED_OTHER";
 }
 
+/* The kernel granted the call as made (the privileged path). */
+static void report_direct(const struct rtshim_req *r, const struct rtshim_decision *d)
+{
+	/* the log level first: its arguments would cost the privileged path a gettid() */
+	if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy) && rtshim_log_enabled(RTSHIM_LOG_INFO))
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
+			   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
+			   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+}
+
 static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		   const struct rtshim_decision *d, const struct rtshim_client_v1 *client,
 		   int nice_got)
 {
+	if (d->why == RTSHIM_WHY_DIRECT) {
+		report_direct(r, d);
+		return;
+	}
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
 	int prio = asked_prio(r), tid = (int)f->tid;
 	char why[160];
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
-		/* the log level first: its arguments would cost the privileged path a gettid() */
-		if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy) && rtshim_log_enabled(RTSHIM_LOG_INFO))
-			rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
-				   (int)(f->tid ? f->tid : gettid()), asked, prio,
-				   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
 		return;
 	case RTSHIM_WHY_NOT_OURS:
 	case RTSHIM_WHY_NOT_RT:
@@ -302,9 +311,25 @@ static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
 	return rtshim_trace_begin(tr, "%s(%s, %d)", req_name(r->kind), who, prio);
 }
 
+/* The direct call said EPERM: the slow path from here on.  A cancellation point inside it
+ * (poll, in the client) must not end the thread halfway through; pending cancellation is
+ * acted upon at the program's next cancellation point. */
+static void begin_slow_path(const struct rtshim_req *r, struct target *t, struct rtshim_facts *f,
+			    int *cancel_state)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	find_target(r, t);
+	/* a reader of this thread's policy elsewhere waits for the outcome instead of reading the
+	 * SCHED_OTHER of the moment before (jconvolver after jack_activate) */
+	if (t->self)
+		rtshim_registry_pending_begin(t->self);
+	gather_target(r, t, f);
+}
+
 int rtshim_request(const struct rtshim_req *r)
 {
-	struct rtshim_trace tr = { .on = false, .pass = false };
+	struct rtshim_trace tr; /* its text is written only when tracing */
+	tr.on = tr.pass = false;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
 	if (!r->creating && rtshim_trace_wanted() && trace_begin(r, &tr)) {
 		int err = -real_call(r, r->policy);
@@ -312,32 +337,39 @@ int rtshim_request(const struct rtshim_req *r)
 		return err;
 	}
 
-	struct rtshim_facts f;
+	/* Rule 1, the privileged path: the call as the decision core makes it first, and when the
+	 * kernel grants it, the core's decision for that, without the facts a refusal needs (the
+	 * path is measured against the bare system call). */
+	const struct rtshim_config *cfg = rtshim_cfg();
+	int direct = real_call(r, rtshim_direct_policy(cfg, has_policy(r), r->policy));
 	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	const struct rtshim_client_v1 *client = NULL;
 	struct rtshim_decision d;
+	if (direct == 0) {
+		d = rtshim_direct_succeeded(cfg, has_policy(r), r->policy);
+		record(r, &t, &d);
+		report_direct(r, &d);
+		rtshim_trace_end(&tr, 0);
+		return 0;
+	}
+
+	struct rtshim_facts f;
+	const struct rtshim_client_v1 *client = NULL;
 	int cancel_state = -1, nice_got = 0;
 
-	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, asked_prio(r));
+	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, asked_prio(r));
 	f.inherited = r->inherited;
+	f.direct.done = true;
+	f.direct.err = direct;
+	if (direct == -EPERM)
+		begin_slow_path(r, &t, &f, &cancel_state);
 	for (;;) {
 		d = rtshim_decide(&f);
 		switch (d.action) {
-		case RTSHIM_CALL:
+		case RTSHIM_CALL: /* made above; here if the core ever asks for it again */
 			f.direct.done = true;
 			f.direct.err = real_call(r, d.policy);
-			if (f.direct.err != -EPERM)
-				continue;
-			/* The slow path from here on.  A cancellation point inside it (poll, in the
-			 * client) must not end the thread halfway through; pending cancellation is
-			 * acted upon at the program's next cancellation point. */
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-			find_target(r, &t);
-			/* a reader of this thread's policy elsewhere waits for the outcome instead of
-			 * reading the SCHED_OTHER of the moment before (jconvolver after jack_activate) */
-			if (t.self)
-				rtshim_registry_pending_begin(t.self);
-			gather_target(r, &t, &f);
+			if (f.direct.err == -EPERM)
+				begin_slow_path(r, &t, &f, &cancel_state);
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:
 			f.keeping_flag.done = true;
