@@ -71,12 +71,16 @@ int rtshim_direct_policy(const struct rtshim_config *c, bool has_policy, int pol
 	return p | flag;
 }
 
+int rtshim_direct_shim_flag(bool has_policy, int policy, int sent)
+{
+	return has_policy ? (sent & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK) : -1;
+}
+
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *c, bool has_policy,
 					       int policy)
 {
-	int sent = rtshim_direct_policy(c, has_policy, policy);
 	return succeeded(RTSHIM_WHY_DIRECT,
-			 has_policy ? (sent & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK) : -1);
+			 rtshim_direct_shim_flag(has_policy, policy, rtshim_direct_policy(c, has_policy, policy)));
 }
 
 struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)

@@ -161,6 +161,8 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
  * decision once that call succeeded.  The shim's privileged path uses them without building
  * the facts a refused request needs.  Pure. */
 int rtshim_direct_policy(const struct rtshim_config *cfg, bool has_policy, int policy);
+/* ... and that decision's shim_flag, given the policy sent */
+int rtshim_direct_shim_flag(bool has_policy, int policy, int sent);
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, bool has_policy,
 					       int policy);
 

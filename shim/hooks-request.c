@@ -165,14 +165,14 @@ static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target
 
 /* The thread's record after a success: who put SCHED_RESET_ON_FORK there, and whether rtkit
  * made it realtime (RTSHIM_INHERIT). */
-static void record(const struct rtshim_req *r, const struct target *t,
-		   const struct rtshim_decision *d)
+static void record_flags(const struct rtshim_req *r, const struct target *t, int shim_flag,
+			 bool granted)
 {
-	if (d->shim_flag < 0)
+	if (shim_flag < 0)
 		return;
-	int set = d->shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
-	int clear = d->shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
-	if (d->why == RTSHIM_WHY_GRANTED)
+	int set = shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
+	int clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
+	if (granted)
 		set |= RTSHIM_TF_GRANTED;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
@@ -183,6 +183,12 @@ static void record(const struct rtshim_req *r, const struct target *t,
 		rtshim_registry_update(true, r->thread, 0, set, clear);
 	else
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
+}
+
+static void record(const struct rtshim_req *r, const struct target *t,
+		   const struct rtshim_decision *d)
+{
+	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED);
 }
 
 /* ---- what the program is told ------------------------------------------------------------ */
@@ -196,13 +202,13 @@ static const char *what_the_program_gets(const struct rtshim_req *r)
 }
 
 /* The kernel granted the call as made (the privileged path). */
-static void report_direct(const struct rtshim_req *r, const struct rtshim_decision *d)
+static void report_direct(const struct rtshim_req *r, int shim_flag)
 {
 	/* the log level first: its arguments would cost the privileged path a gettid() */
-	if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy) && rtshim_log_enabled(RTSHIM_LOG_INFO))
+	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
 			   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
-			   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+			   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
 }
 
 static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
@@ -210,7 +216,8 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		   int nice_got)
 {
 	if (d->why == RTSHIM_WHY_DIRECT) {
-		report_direct(r, d);
+		if (d->err == 0)
+			report_direct(r, d->shim_flag);
 		return;
 	}
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
@@ -341,17 +348,18 @@ int rtshim_request(const struct rtshim_req *r)
 	 * kernel grants it, the core's decision for that, without the facts a refusal needs (the
 	 * path is measured against the bare system call). */
 	const struct rtshim_config *cfg = rtshim_cfg();
-	int direct = real_call(r, rtshim_direct_policy(cfg, has_policy(r), r->policy));
+	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
+	int direct = real_call(r, sent);
 	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	struct rtshim_decision d;
 	if (direct == 0) {
-		d = rtshim_direct_succeeded(cfg, has_policy(r), r->policy);
-		record(r, &t, &d);
-		report_direct(r, &d);
+		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
+		record_flags(r, &t, shim_flag, false);
+		report_direct(r, shim_flag);
 		rtshim_trace_end(&tr, 0);
 		return 0;
 	}
 
+	struct rtshim_decision d;
 	struct rtshim_facts f;
 	const struct rtshim_client_v1 *client = NULL;
 	int cancel_state = -1, nice_got = 0;

@@ -118,6 +118,9 @@ static void test_privileged_shortcut_decides_as_the_core(void **state)
 				assert_int_equal(cut.err, core.err);
 				assert_int_equal(cut.why, core.why);
 				assert_int_equal(cut.shim_flag, core.shim_flag);
+				assert_int_equal(rtshim_direct_shim_flag(has, policies[i],
+									 rtshim_direct_policy(&cfg, has, policies[i])),
+						 core.shim_flag);
 			}
 		}
 	}
