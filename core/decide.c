@@ -54,11 +54,10 @@ static struct rtshim_decision no_rt(const struct rtshim_facts *f, enum rtshim_wh
 
 /* Rule 1, the privileged path: exactly what was asked.  RTSHIM_POLICY and
  * RTSHIM_RESET_ON_FORK=1 are the explicit opt-ins that change it. */
-static int direct_policy(const struct rtshim_facts *f)
+int rtshim_direct_policy(const struct rtshim_config *c, bool has_policy, int policy)
 {
-	const struct rtshim_config *c = f->cfg;
-	int p = f->policy;
-	if (!f->has_policy || !rtshim_is_rt(p))
+	int p = has_policy ? policy : 0;
+	if (!has_policy || !rtshim_is_rt(p))
 		return p;
 	int flag = p & SCHED_RESET_ON_FORK;
 	if (c->policy == RTSHIM_POLICY_RR)
@@ -72,10 +71,22 @@ static int direct_policy(const struct rtshim_facts *f)
 	return p | flag;
 }
 
+int rtshim_direct_shim_flag(bool has_policy, int policy, int sent)
+{
+	return has_policy ? (sent & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK) : -1;
+}
+
+struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *c, bool has_policy,
+					       int policy)
+{
+	return succeeded(RTSHIM_WHY_DIRECT,
+			 rtshim_direct_shim_flag(has_policy, policy, rtshim_direct_policy(c, has_policy, policy)));
+}
+
 struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 {
 	const struct rtshim_config *c = f->cfg;
-	int sent = direct_policy(f);
+	int sent = rtshim_direct_policy(c, f->has_policy, f->policy);
 	int asked_flag = f->policy & SCHED_RESET_ON_FORK;
 
 	if (!f->direct.done) {
@@ -84,8 +95,7 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 		return d;
 	}
 	if (f->direct.err == 0)
-		return succeeded(RTSHIM_WHY_DIRECT,
-				 f->has_policy ? (sent & SCHED_RESET_ON_FORK) && !asked_flag : -1);
+		return rtshim_direct_succeeded(c, f->has_policy, f->policy);
 	/* Invalid arguments, no such thread, ...: exactly the kernel's error. */
 	if (f->direct.err != -EPERM)
 		return done(-f->direct.err, RTSHIM_WHY_DIRECT, 0);

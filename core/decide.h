@@ -157,6 +157,15 @@ void rtshim_facts_init(struct rtshim_facts *f, const struct rtshim_config *cfg, 
 /* The next step for these facts.  Pure. */
 struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
 
+/* Rule 1 on its own, as rtshim_decide() applies it: the policy of the first call, and the
+ * decision once that call succeeded.  The shim's privileged path uses them without building
+ * the facts a refused request needs.  Pure. */
+int rtshim_direct_policy(const struct rtshim_config *cfg, bool has_policy, int policy);
+/* ... and that decision's shim_flag, given the policy sent */
+int rtshim_direct_shim_flag(bool has_policy, int policy, int sent);
+struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, bool has_policy,
+					       int policy);
+
 /* pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no realtime policy
  * failed with EPERM: glibc gave the new thread the scheduling it recorded for the creating
  * thread, which says realtime after rtkit's grant (read back, or a change the shim made keeping

@@ -1,6 +1,6 @@
-/* hooks-pthread.c — the pthread_* interposers, and pthread_create's start trampoline, which
- * records every thread (pthread_t → TID) and promotes a thread created with an explicit RT
- * attribute before its start routine runs. */
+/* hooks-pthread.c — the pthread_* interposers.  pthread_create hands a thread that asks for
+ * nothing straight to glibc; a start trampoline promotes a thread created with an explicit RT
+ * attribute (or, under RTSHIM_INHERIT, by a realtime thread) before its start routine runs. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdlib.h>
@@ -47,9 +47,8 @@ static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param
 	pid_t tid;
 	int flags;
 	if (pthread_equal(thread, pthread_self())) {
-		struct rtshim_thread *s = rtshim_self();
-		tid = s->tid;
-		flags = __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
+		tid = 0; /* the caller */
+		flags = rtshim_self_flags();
 	} else {
 		/* its own RT request in flight (rtkit): answer with the outcome, not the moment before */
 		rtshim_registry_wait_settled(true, thread, 0, rtshim_cfg()->timeout_ms);
@@ -93,7 +92,7 @@ RTSHIM_EXPORT __attribute__((no_sanitize("address", "thread"))) int pthread_geta
 	/* the caller's own attribute is stale only if the shim changed its scheduling (rtkit's
 	 * grant, the flag), or it carries the flag read back from the kernel */
 	if (pthread_equal(thread, pthread_self()) && !(cached & SCHED_RESET_ON_FORK) &&
-	    !(rtshim_self_flags_uninstrumented() & (RTSHIM_TF_GRANTED | RTSHIM_TF_FLAG_ADDED)))
+	    !rtshim_self_maybe_changed_uninstrumented())
 		return 0;
 	if (!rtshim_enter())
 		return 0;
@@ -120,7 +119,7 @@ struct rt_create {
 struct tramp {
 	void *(*start)(void *);
 	void *arg;
-	struct rt_create *rt; /* NULL: a plain thread, the tramp is heap memory the thread frees */
+	struct rt_create *rt; /* NULL: RTSHIM_INHERIT, the tramp is heap memory the thread frees */
 	int inherit_policy;   /* RTSHIM_INHERIT: the creator's RT policy and priority; 0 = none */
 	int inherit_prio;
 };
@@ -155,8 +154,7 @@ static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
 		return false;
 	if (attr && (pthread_attr_getinheritsched(attr, &inherit) || inherit != PTHREAD_INHERIT_SCHED))
 		return false;
-	struct rtshim_thread *self = rtshim_self();
-	if (!(__atomic_load_n(&self->flags, __ATOMIC_RELAXED) & RTSHIM_TF_GRANTED))
+	if (!(rtshim_self_flags() & RTSHIM_TF_GRANTED))
 		return false;
 	struct sched_param sp;
 	int pol = rtshim_real_sched_getscheduler()(0);
@@ -220,7 +218,6 @@ static void *trampoline(void *p)
 	int ipol = t->inherit_policy, iprio = t->inherit_prio;
 	if (!rc)
 		free(t);
-	rtshim_thread_started();
 	if (ipol)
 		promote_inherited(ipol, iprio);
 	if (rc) {
@@ -237,19 +234,15 @@ static void *trampoline(void *p)
 	return start(arg);
 }
 
-static int create_plain(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
-			void *(*start)(void *), void *arg)
+/* RTSHIM_INHERIT and a realtime creator: promote the new thread in its trampoline (heap memory:
+ * the creator does not wait). */
+static int create_inheriting(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
+			     void *(*start)(void *), void *arg, int policy, int prio)
 {
 	struct tramp *t = malloc(sizeof *t);
 	if (!t)
-		return real(thread, attr, start, arg); /* not recorded: requests about it fail open */
-	t->start = start;
-	t->arg = arg;
-	t->rt = NULL;
-	t->inherit_policy = 0;
-	t->inherit_prio = 0;
-	if (!inherits_rt(attr, &t->inherit_policy, &t->inherit_prio))
-		t->inherit_policy = 0;
+		return real(thread, attr, start, arg); /* not promoted, as without RTSHIM_INHERIT */
+	*t = (struct tramp){ .start = start, .arg = arg, .inherit_policy = policy, .inherit_prio = prio };
 	int r = real(thread, attr, trampoline, t);
 	if (r)
 		free(t);
@@ -326,12 +319,14 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		if (rtshim_trace_wanted() &&
 		    rtshim_trace_begin(&tr, "pthread_create(EXPLICIT %s, %d)", rtshim_policy_name(policy),
 				       sp.sched_priority))
-			r = create_plain(real, thread, attr, start, arg);
+			r = real(thread, attr, start, arg);
 		else
 			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority, false);
 		rtshim_trace_end(&tr, r);
+	} else if (inherits_rt(attr, &policy, &sp.sched_priority)) {
+		r = create_inheriting(real, thread, attr, start, arg, policy, sp.sched_priority);
 	} else {
-		r = create_plain(real, thread, attr, start, arg);
+		r = real(thread, attr, start, arg); /* asks for nothing: nothing to do, nothing recorded */
 		if (r == EPERM && inherit == PTHREAD_EXPLICIT_SCHED)
 			r = create_as_creator(real, thread, attr, start, arg);
 	}

@@ -182,14 +182,14 @@ static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target
 
 /* The thread's record after a success: who put SCHED_RESET_ON_FORK there, and whether rtkit
  * made it realtime (RTSHIM_INHERIT). */
-static void record(const struct rtshim_req *r, const struct target *t,
-		   const struct rtshim_decision *d)
+static void record_flags(const struct rtshim_req *r, const struct target *t, int shim_flag,
+			 bool granted)
 {
-	if (d->shim_flag < 0)
+	if (shim_flag < 0)
 		return;
-	int set = d->shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
-	int clear = d->shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
-	if (d->why == RTSHIM_WHY_GRANTED)
+	int set = shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
+	int clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
+	if (granted)
 		set |= RTSHIM_TF_GRANTED;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
@@ -202,6 +202,12 @@ static void record(const struct rtshim_req *r, const struct target *t,
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
 }
 
+static void record(const struct rtshim_req *r, const struct target *t,
+		   const struct rtshim_decision *d)
+{
+	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED);
+}
+
 /* ---- what the program is told ------------------------------------------------------------ */
 
 static const char *what_the_program_gets(const struct rtshim_req *r)
@@ -212,20 +218,31 @@ static const char *what_the_program_gets(const struct rtshim_req *r)
 				    : "the thread runs SCHED_OTHER";
 }
 
+/* The kernel granted the call as made (the privileged path). */
+static void report_direct(const struct rtshim_req *r, int shim_flag)
+{
+	/* the log level first: its arguments would cost the privileged path a gettid() */
+	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
+			   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
+			   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+}
+
 static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		   const struct rtshim_decision *d, const struct rtshim_client_v1 *client,
 		   int nice_got)
 {
+	if (d->why == RTSHIM_WHY_DIRECT) {
+		if (d->err == 0)
+			report_direct(r, d->shim_flag);
+		return;
+	}
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
 	char why[160];
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
-		if (d->err == 0 && has_policy(r) && rtshim_is_rt(r->policy))
-			rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
-				   (int)(f->tid ? f->tid : gettid()), asked, prio,
-				   d->shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
 		return;
 	case RTSHIM_WHY_NOT_OURS:
 	case RTSHIM_WHY_NOT_RT:
@@ -318,9 +335,25 @@ static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
 	return rtshim_trace_begin(tr, "%s(%s, %s)", req_name(r->kind), who, prio);
 }
 
+/* The direct call said EPERM: the slow path from here on.  A cancellation point inside it
+ * (poll, in the client) must not end the thread halfway through; pending cancellation is
+ * acted upon at the program's next cancellation point. */
+static void begin_slow_path(const struct rtshim_req *r, struct target *t, struct rtshim_facts *f,
+			    int *cancel_state)
+{
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
+	find_target(r, t);
+	/* a reader of this thread's policy elsewhere waits for the outcome instead of reading the
+	 * SCHED_OTHER of the moment before (jconvolver after jack_activate) */
+	if (t->self)
+		rtshim_registry_pending_begin(t->self);
+	gather_target(r, t, f);
+}
+
 int rtshim_request(const struct rtshim_req *r)
 {
-	struct rtshim_trace tr = { .on = false, .pass = false };
+	struct rtshim_trace tr; /* its text is written only when tracing */
+	tr.on = tr.pass = false;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
 	if (!r->creating && rtshim_trace_wanted() && trace_begin(r, &tr)) {
 		int err = -real_call(r, r->policy);
@@ -328,35 +361,45 @@ int rtshim_request(const struct rtshim_req *r)
 		return err;
 	}
 
-	struct rtshim_facts f;
+	/* Rule 1, the privileged path: the call as the decision core makes it first, and when the
+	 * kernel grants it, the core's decision for that, without the facts a refusal needs (the
+	 * path is measured against the bare system call). */
+	const struct rtshim_config *cfg = rtshim_cfg();
+	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
+	int direct = real_call(r, sent);
 	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	const struct rtshim_client_v1 *client = NULL;
+	if (direct == 0) {
+		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
+		record_flags(r, &t, shim_flag, false);
+		report_direct(r, shim_flag);
+		rtshim_trace_end(&tr, 0);
+		return 0;
+	}
+
 	struct rtshim_decision d;
+	struct rtshim_facts f;
+	const struct rtshim_client_v1 *client = NULL;
 	int cancel_state = -1, nice_got = 0;
 
-	/* the priority once the kernel has read it (below) */
-	rtshim_facts_init(&f, rtshim_cfg(), has_policy(r), r->policy, 0);
+	/* the priority once the kernel has read it (below): an unmapped param is the kernel's EFAULT */
+	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
+	f.direct.done = true;
+	f.direct.err = direct;
+	if (direct == -EPERM) {
+		f.prio = asked_prio(r); /* read by the kernel: readable */
+		begin_slow_path(r, &t, &f, &cancel_state);
+	}
 	for (;;) {
 		d = rtshim_decide(&f);
 		switch (d.action) {
-		case RTSHIM_CALL:
+		case RTSHIM_CALL: /* made above; here if the core ever asks for it again */
 			f.direct.done = true;
 			f.direct.err = real_call(r, d.policy);
 			if (f.direct.err == 0 || f.direct.err == -EPERM)
 				f.prio = asked_prio(r); /* read by the kernel: readable */
-			if (f.direct.err != -EPERM)
-				continue;
-			/* The slow path from here on.  A cancellation point inside it (poll, in the
-			 * client) must not end the thread halfway through; pending cancellation is
-			 * acted upon at the program's next cancellation point. */
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
-			find_target(r, &t);
-			/* a reader of this thread's policy elsewhere waits for the outcome instead of
-			 * reading the SCHED_OTHER of the moment before (jconvolver after jack_activate) */
-			if (t.self)
-				rtshim_registry_pending_begin(t.self);
-			gather_target(r, &t, &f);
+			if (f.direct.err == -EPERM)
+				begin_slow_path(r, &t, &f, &cancel_state);
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:
 			f.keeping_flag.done = true;

@@ -2,7 +2,6 @@
  * configuration and the per-thread records.  The request path itself is hooks-request.c. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -205,6 +204,10 @@ const struct rtshim_config *rtshim_cfg(void)
 
 /* ---- per-thread records -------------------------------------------------------------------- */
 
+/* This thread's record: made when the thread first needs one, never when it is created (a
+ * thread that never asks for realtime costs the shim nothing).  Linked into the registry, with
+ * a destructor that unlinks it when the thread ends, once other threads must see it: its
+ * request goes to rtkit (readers wait for the outcome), or the shim set a flag on it. */
 static RTSHIM_TLS struct rtshim_thread self_rec;
 /* The process whose memory this is (set at start and in a forked child).  A vfork child, or a
  * child cloned without the atfork handlers, runs in memory that is not its own: it must leave
@@ -239,9 +242,9 @@ static void make_end_key(void)
 static struct rtshim_thread *self_at(pid_t tid)
 {
 	if (self_rec.tid != tid) {
-		if (self_rec.tid && rtshim_borrowed_memory())
+		if (rtshim_borrowed_memory())
 			return &borrowed_rec;
-		/* a thread the shim did not start, or a child forked by other means than fork() */
+		/* first use in this thread, or a child forked by other means than fork() */
 		bool linked = self_rec.linked;
 		if (linked)
 			rtshim_registry_remove(&self_rec);
@@ -254,36 +257,43 @@ static struct rtshim_thread *self_at(pid_t tid)
 	return &self_rec;
 }
 
-struct rtshim_thread *rtshim_self(void)
+/* Link this thread's record (self_at done), taking over what other threads recorded about it. */
+static void link_self(void)
 {
-	return self_at(gettid());
-}
-
-/* A new thread's TID without a system call (gettid() is the one system call the shim added to
- * thread creation; about 1 µs in a sandboxed VM): glibc's thread CPU clock id encodes the TID
- * the kernel wrote into the thread's descriptor (the kernel's MAKE_THREAD_CPUCLOCK:
- * ~tid << 3 | CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK, in 32 bits).  Only for a thread that
- * pthread_create started: a raw clone's descriptor is its parent's. */
-static pid_t new_thread_tid(pthread_t self)
-{
-	clockid_t c;
-	if (pthread_getcpuclockid(self, &c) == 0 && (c & 7) == 6) {
-		pid_t tid = (pid_t)(~((uint32_t)c >> 3) & 0x1fffffff);
-		if (tid > 0)
-			return tid;
-	}
-	return gettid();
-}
-
-void rtshim_thread_started(void)
-{
+	if (self_rec.linked)
+		return;
 	pthread_once(&end_key_once, make_end_key);
 	if (!end_key_ok)
-		return; /* cannot unrecord it at its end: do not record it (requests about it fail open) */
-	self_rec.handle = pthread_self();
-	self_rec.tid = new_thread_tid(self_rec.handle);
-	rtshim_registry_add(&self_rec);
+		return; /* cannot unlink it at its end: not linked (others see no flags, fail open) */
 	pthread_setspecific(end_key, &self_rec);
+	rtshim_registry_add(&self_rec);
+}
+
+/* Another thread set flags on this one before it had a record (a side record): take them over
+ * now, so that this thread reads them from its own record from here on. */
+static void take_over_side_record(void)
+{
+	if (!self_rec.linked && rtshim_registry_has_side_records() &&
+	    rtshim_registry_by_tid(self_rec.tid, NULL) == 0)
+		link_self();
+}
+
+struct rtshim_thread *rtshim_self(void)
+{
+	struct rtshim_thread *s = self_at(gettid());
+	if (s == &self_rec)
+		link_self();
+	return s;
+}
+
+int rtshim_self_flags(void)
+{
+	if (!self_rec.linked && !rtshim_registry_has_side_records())
+		return 0; /* nothing recorded about this thread (nor about any other) */
+	struct rtshim_thread *s = self_at(gettid());
+	if (s == &self_rec)
+		take_over_side_record();
+	return __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
 }
 
 void rtshim_thread_abandoned(void)
@@ -314,9 +324,9 @@ static void atfork_child(void)
 	rtshim_runaway_atfork_release();
 }
 
-/* Nothing significant: resolve the real functions, record the main thread (so other threads can
- * name it) and arrange for fork.  Hooks work before this runs (a library's constructor may call
- * them first). */
+/* Nothing significant: resolve the real functions and arrange for fork (no thread is recorded:
+ * other threads name one by its pthread_t, whose TID glibc knows).  Hooks work before this
+ * runs (a library's constructor may call them first). */
 __attribute__((constructor)) static void rtshim_init(void)
 {
 	rtshim_log_init();
@@ -330,29 +340,37 @@ __attribute__((constructor)) static void rtshim_init(void)
 		rtshim_trace_init();
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	if (gettid() == getpid() && !self_rec.linked) {
-		self_rec.handle = pthread_self();
-		self_rec.tid = gettid();
-		rtshim_registry_add(&self_rec);
-	}
 	rtshim_runaway_adopt(); /* started realtime (rtrun -p): the runaway guard, as after a grant */
 }
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 {
+	if (t == &self_rec && !t->linked && (set || rtshim_registry_has_side_records()) &&
+	    !rtshim_borrowed_memory()) {
+		take_over_side_record();
+		if (set)
+			link_self(); /* other threads must see what is set on this one */
+	}
 	int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 	if (((f & ~clear) | set) != f && !rtshim_borrowed_memory())
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 }
 
-__attribute__((no_sanitize("address", "thread"))) int rtshim_self_flags_uninstrumented(void)
+__attribute__((no_sanitize("address", "thread"))) bool rtshim_self_maybe_changed_uninstrumented(void)
 {
-	return __atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED) & (RTSHIM_TF_GRANTED | RTSHIM_TF_FLAG_ADDED))
+		return true;
+	if (self_rec.linked || !rtshim_registry_has_side_records())
+		return false;
+	/* maybe in a side record another thread made: only if this thread carries the flag every
+	 * record describes (a thread that has just started never does) */
+	long k = syscall(SYS_sched_getscheduler, 0);
+	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
 
 struct rtshim_thread *rtshim_self_cheap(void)
 {
-	return self_rec.tid ? &self_rec : rtshim_self();
+	return self_rec.tid ? &self_rec : self_at(gettid());
 }
 
 void rtshim_thread_update_tid(pid_t tid, int set, int clear)
@@ -367,7 +385,7 @@ bool rtshim_shim_flag_by_pid(pid_t pid)
 {
 	int flags = 0;
 	if (pid == 0 || pid == gettid())
-		flags = __atomic_load_n(&rtshim_self()->flags, __ATOMIC_RELAXED);
+		flags = rtshim_self_flags();
 	else
 		rtshim_registry_by_tid(pid, &flags);
 	return flags & RTSHIM_TF_FLAG_ADDED;

@@ -174,9 +174,9 @@ bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
 
 void rtshim_trace_end(const struct rtshim_trace *t, int err)
 {
-	const char *name = err ? rtshim_errno_name(err) : "OK";
 	if (!t->on)
 		return;
+	const char *name = err ? rtshim_errno_name(err) : "OK";
 	if (t->pass)
 		rtshim_log(RTSHIM_LOG_WARN,
 			   "trace: thread %d: %s → passed through unchanged (no frame matches RTSHIM_ONLY): %s",

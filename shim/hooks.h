@@ -54,23 +54,28 @@ void rtshim_leave(void);
 /* Configuration, loaded from the environment on first use. */
 const struct rtshim_config *rtshim_cfg(void);
 
-/* This thread's record (tid up to date, also in a forked child). */
+/* This thread's record (tid up to date, also in a forked child), linked into the registry: a
+ * request about this thread is going beyond the privileged path.  A thread gets its record the
+ * first time it needs one, never when it is created. */
 struct rtshim_thread *rtshim_self(void);
 
-/* Called by the pthread_create trampoline in the new thread: record it (and unrecord it when
- * it ends, however it ends). */
-void rtshim_thread_started(void);
+/* This thread's RTSHIM_TF_* flags (what the shim, or another thread through it, changed). */
+int rtshim_self_flags(void);
+
 /* The trampoline gives up before the start routine: unrecord now. */
 void rtshim_thread_abandoned(void);
 
-/* This thread's RTSHIM_TF_* flags, by code no sanitizer instruments (pthread_getattr_np). */
-int rtshim_self_flags_uninstrumented(void);
+/* Might the shim have changed this thread's scheduling (RTSHIM_TF_GRANTED or
+ * RTSHIM_TF_FLAG_ADDED)?  No lock, nothing a sanitizer instruments (pthread_getattr_np). */
+bool rtshim_self_maybe_changed_uninstrumented(void);
 
-/* This thread's record as last known (no gettid(): fork() renews it in the child). */
+/* This thread's record as last known (no gettid(): fork() renews it in the child), not
+ * necessarily linked: for rtshim_thread_update. */
 struct rtshim_thread *rtshim_self_cheap(void);
 
 /* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
- * (never in a vfork child, whose memory is its parent's). */
+ * (never in a vfork child, whose memory is its parent's).  This thread's record is linked
+ * when a flag is set on it. */
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear);
 void rtshim_thread_update_tid(pid_t tid, int set, int clear);
 

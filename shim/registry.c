@@ -1,18 +1,22 @@
-/* registry.c — see registry.h.  A chained hash table on the pthread_t, one mutex: insertion and
- * removal are O(1) and uncontended in practice (a thread start costs one lock/unlock pair).
+/* registry.c — see registry.h.  A chained hash table on the TID, one mutex; nothing here runs
+ * when a thread is created, and a thread that never gets a record never takes the mutex.
  *
  * Signal handlers: a program's handler may read scheduling (pthread_getschedparam, ...) while
- * the thread it interrupted is inside this file, holding the mutex (starting or ending a thread,
- * forking).  Relocking would deadlock that thread for good; glibc alone never does.  So each
- * thread notes in TLS that it holds (or is about to take) the mutex, and a lookup from that
+ * the thread it interrupted is inside this file, holding the mutex (linking or unlinking its
+ * record, forking).  Relocking would deadlock that thread for good; glibc alone never does.  So
+ * each thread notes in TLS that it holds (or is about to take) the mutex, and a lookup from that
  * same thread (necessarily a handler that interrupted it) does not lock: it answers "not found",
- * and the readers then give the kernel's raw view, which is what glibc alone gives. */
+ * and the readers then give the kernel's raw view, which is what glibc alone gives.  Lookups
+ * never free memory (a stale side record goes to a list of spares), so a handler that
+ * interrupted malloc cannot deadlock here either. */
 #include "registry.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,7 +28,12 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * unlocking: a handler that runs in between is told "not found", never blocks) */
 static __thread int holding __attribute__((tls_model("initial-exec")));
 static struct rtshim_thread *buckets[BUCKETS];
-static size_t count;
+static size_t count; /* atomic: read without the lock (nothing linked: nothing to look up) */
+/* side records linked (atomic: read without the lock), the next count that triggers a sweep
+ * for stale ones, and the unlinked ones kept for reuse */
+static int sides;
+static int sweep_at = 16;
+static struct rtshim_thread *spares;
 /* requests in flight in this process (rtshim_registry_pending_*): readers look no further while
  * it is 0, so they cost one load when nothing is in flight */
 static int inflight;
@@ -53,22 +62,38 @@ static bool take_unless_held(void)
 	return true;
 }
 
-static unsigned bucket_of(pthread_t h)
+int rtshim_registry_tid_of(pthread_t h, pid_t *tid)
 {
-	uint64_t x = (uint64_t)(uintptr_t)h * 0x9E3779B97F4A7C15ull;
-	return (unsigned)(x >> 56) % BUCKETS;
+	/* glibc's CPU clock id of a thread encodes the TID in its descriptor (the kernel's
+	 * MAKE_THREAD_CPUCLOCK: ~tid << 3 | CPUCLOCK_PERTHREAD_MASK | CPUCLOCK_SCHED, in 32 bits);
+	 * glibc answers ESRCH once the thread has ended (the kernel cleared that TID) */
+	clockid_t c;
+	if (pthread_getcpuclockid(h, &c) != 0 || (c & 7) != 6)
+		return -ESRCH;
+	pid_t t = (pid_t)(~((uint32_t)c >> 3) & 0x1fffffff);
+	if (t <= 0)
+		return -ESRCH;
+	*tid = t;
+	return 0;
+}
+
+static unsigned bucket_of(pid_t tid)
+{
+	return (unsigned)tid % BUCKETS;
 }
 
 static void link_locked(struct rtshim_thread *t)
 {
-	struct rtshim_thread **head = &buckets[bucket_of(t->handle)];
+	struct rtshim_thread **head = &buckets[bucket_of(t->tid)];
 	t->next = *head;
 	if (t->next)
 		t->next->pprev = &t->next;
 	t->pprev = head;
 	*head = t;
 	t->linked = true;
-	count++;
+	__atomic_store_n(&count, count + 1, __ATOMIC_RELAXED);
+	if (t->side)
+		__atomic_store_n(&sides, sides + 1, __ATOMIC_RELAXED);
 }
 
 static void unlink_locked(struct rtshim_thread *t)
@@ -81,33 +106,98 @@ static void unlink_locked(struct rtshim_thread *t)
 	t->next = NULL;
 	t->pprev = NULL;
 	t->linked = false;
-	count--;
+	__atomic_store_n(&count, count - 1, __ATOMIC_RELAXED);
+	if (t->side)
+		__atomic_store_n(&sides, sides - 1, __ATOMIC_RELAXED);
 }
 
-static struct rtshim_thread *find_handle_locked(pthread_t h)
+/* Is `tid` a live thread of this process that carries SCHED_RESET_ON_FORK? */
+static bool carries_flag_here(pid_t tid)
 {
-	for (struct rtshim_thread *t = buckets[bucket_of(h)]; t; t = t->next)
-		if (pthread_equal(t->handle, h))
-			return t;
+	int saved = errno;
+	long k = -1;
+	if (syscall(SYS_tgkill, getpid(), tid, 0) == 0)
+		k = syscall(SYS_sched_getscheduler, tid);
+	errno = saved;
+	return k >= 0 && (k & SCHED_RESET_ON_FORK);
+}
+
+/* A side record that no longer describes its thread: another handle named for that TID, the
+ * thread gone, or the flag gone (the TID reused by a thread the record is not about). */
+static bool side_stale(const struct rtshim_thread *t, pthread_t named)
+{
+	if (named && t->handle && !pthread_equal(named, t->handle))
+		return true;
+	return !carries_flag_here(t->tid);
+}
+
+static void drop_side_locked(struct rtshim_thread *t)
+{
+	unlink_locked(t);
+	t->next = spares;
+	spares = t;
+}
+
+/* The record of `tid` (`named`: the handle the caller named, or 0); a stale side record is
+ * dropped on the way. */
+static struct rtshim_thread *find_locked(pid_t tid, pthread_t named)
+{
+	for (struct rtshim_thread *t = buckets[bucket_of(tid)]; t; t = t->next) {
+		if (t->tid != tid)
+			continue;
+		if (t->side && side_stale(t, named)) {
+			drop_side_locked(t);
+			return NULL;
+		}
+		return t;
+	}
 	return NULL;
 }
 
-static struct rtshim_thread *find_tid_locked(pid_t tid)
+/* Side records of threads that ended unseen would pile up: look at all of them each time their
+ * number has doubled (a few system calls per side record made, on average). */
+static void sweep_locked(void)
 {
+	if (sides < sweep_at)
+		return;
 	for (unsigned b = 0; b < BUCKETS; b++)
-		for (struct rtshim_thread *t = buckets[b]; t; t = t->next)
-			if (t->tid == tid)
-				return t;
-	return NULL;
+		for (struct rtshim_thread *t = buckets[b], *next; t; t = next) {
+			next = t->next;
+			if (t->side && side_stale(t, 0))
+				drop_side_locked(t);
+		}
+	sweep_at = sides * 2 > 16 ? sides * 2 : 16;
+}
+
+static struct rtshim_thread *new_side_locked(pid_t tid, pthread_t named)
+{
+	sweep_locked();
+	struct rtshim_thread *t = spares;
+	if (t)
+		spares = t->next;
+	else if (!(t = malloc(sizeof *t)))
+		return NULL;
+	*t = (struct rtshim_thread){ .handle = named, .tid = tid, .side = true };
+	link_locked(t);
+	return t;
 }
 
 void rtshim_registry_add(struct rtshim_thread *t)
 {
 	take();
-	/* a handle can be reused only after its thread ended, but be robust anyway */
-	struct rtshim_thread *old = find_handle_locked(t->handle);
-	if (old)
-		unlink_locked(old);
+	struct rtshim_thread *old = NULL;
+	for (struct rtshim_thread *o = buckets[bucket_of(t->tid)]; o; o = o->next)
+		if (o->tid == t->tid)
+			old = o;
+	if (old && old->side) {
+		/* what other threads recorded about this one before it had a record */
+		if (!side_stale(old, t->handle))
+			__atomic_fetch_or(&t->flags, __atomic_load_n(&old->flags, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+		drop_side_locked(old);
+	} else if (old) {
+		unlink_locked(old); /* a TID is one live thread's: that record is stale */
+	}
+	t->side = false;
 	link_locked(t);
 	give();
 }
@@ -121,27 +211,31 @@ void rtshim_registry_remove(struct rtshim_thread *t)
 
 int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
 {
-	int r = -ESRCH;
-	if (!take_unless_held())
-		return r;
-	struct rtshim_thread *t = find_handle_locked(h);
-	if (t) {
-		if (tid)
-			*tid = t->tid;
-		if (flags)
-			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
-		r = 0;
+	pid_t t;
+	int f = 0;
+	if (rtshim_registry_tid_of(h, &t) < 0)
+		return -ESRCH;
+	if (__atomic_load_n(&count, __ATOMIC_RELAXED)) {
+		if (!take_unless_held())
+			return -ESRCH;
+		struct rtshim_thread *r = find_locked(t, h);
+		if (r)
+			f = __atomic_load_n(&r->flags, __ATOMIC_RELAXED);
+		give();
 	}
-	give();
-	return r;
+	if (tid)
+		*tid = t;
+	if (flags)
+		*flags = f;
+	return 0;
 }
 
 int rtshim_registry_by_tid(pid_t tid, int *flags)
 {
 	int r = -ESRCH;
-	if (!take_unless_held())
+	if (!__atomic_load_n(&count, __ATOMIC_RELAXED) || !take_unless_held())
 		return r;
-	struct rtshim_thread *t = find_tid_locked(tid);
+	struct rtshim_thread *t = find_locked(tid, 0);
 	if (t) {
 		if (flags)
 			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
@@ -154,9 +248,17 @@ int rtshim_registry_by_tid(pid_t tid, int *flags)
 int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear)
 {
 	int r = -ESRCH;
+	pthread_t named = 0;
+	if (by_handle) {
+		if (rtshim_registry_tid_of(h, &tid) < 0)
+			return r;
+		named = h;
+	}
 	if (!take_unless_held())
 		return r;
-	struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
+	struct rtshim_thread *t = find_locked(tid, named);
+	if (!t && set && carries_flag_here(tid))
+		t = new_side_locked(tid, named);
 	if (t) {
 		int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
@@ -204,11 +306,13 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 	for (;;) {
 		if (!__atomic_load_n(&inflight, __ATOMIC_SEQ_CST))
 			return waited;
+		if (by_handle && rtshim_registry_tid_of(h, &tid) < 0)
+			return waited;
 		int *word = NULL;
 		if (!take_unless_held())
 			return waited;
 		/* under the lock a linked record is a live thread's: its word may be touched */
-		struct rtshim_thread *t = by_handle ? find_handle_locked(h) : find_tid_locked(tid);
+		struct rtshim_thread *t = find_locked(tid, by_handle ? h : 0);
 		if (t) {
 			int v = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST);
 			if (v == 1 && __atomic_compare_exchange_n(&t->pending, &v, 2, false, __ATOMIC_SEQ_CST,
@@ -244,6 +348,11 @@ size_t rtshim_registry_count(void)
 	return n;
 }
 
+__attribute__((no_sanitize("address", "thread"))) bool rtshim_registry_has_side_records(void)
+{
+	return __atomic_load_n(&sides, __ATOMIC_RELAXED) > 0;
+}
+
 void rtshim_registry_atfork_prepare(void)
 {
 	take();
@@ -257,10 +366,21 @@ void rtshim_registry_atfork_parent(void)
 void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 {
 	/* the records of the parent's other threads live in memory nobody will free or unlink:
-	 * just forget them */
-	for (unsigned b = 0; b < BUCKETS; b++)
+	 * just forget them; side records become spares */
+	for (unsigned b = 0; b < BUCKETS; b++) {
+		for (struct rtshim_thread *t = buckets[b], *next; t; t = next) {
+			next = t->next;
+			if (t->side) {
+				t->linked = false;
+				t->next = spares;
+				spares = t;
+			}
+		}
 		buckets[b] = NULL;
-	count = 0;
+	}
+	__atomic_store_n(&count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sides, 0, __ATOMIC_RELAXED);
+	sweep_at = 16;
 	/* the parent's requests in flight are not the child's: never wait for them here */
 	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;

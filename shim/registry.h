@@ -1,9 +1,15 @@
-/* registry.h — pthread_t → kernel TID, for requests about another thread of this process.
+/* registry.h — what the shim knows about the threads of this process: a pthread_t's kernel TID
+ * (read from glibc when asked), and a record for each thread the shim changed something about.
  *
- * Each thread's record lives in that thread's own storage (the shim keeps it in TLS) and is
- * linked in when the thread starts and out before it ends, so the registry never allocates.
- * All accesses to another thread's record go through these functions (one mutex); a thread may
- * read its own record's fields directly. */
+ * Nothing is recorded when a thread is created: a thread that never asks for realtime costs the
+ * shim nothing.  A thread's own record lives in its own storage (the shim keeps it in TLS); the
+ * thread links it in the first time it needs one (its request goes beyond the privileged path,
+ * or the shim set a flag on it) and out when it ends.  A request that sets a flag on another
+ * thread without a record of its own leaves a side record (heap, owned by the registry) that
+ * the thread takes over when it links its own.  Every flag describes a SCHED_RESET_ON_FORK the
+ * thread carries, so a side record whose thread is gone, or no longer carries that flag (a new
+ * thread that reused the TID), is dropped when met.  All accesses to another thread's record go
+ * through these functions (one mutex); a thread may read its own record's fields directly. */
 #ifndef RTSHIM_REGISTRY_H
 #define RTSHIM_REGISTRY_H
 
@@ -12,16 +18,18 @@
 #include <sys/types.h>
 
 struct rtshim_thread {
+	/* own record: the thread's handle; side record: the handle the request named, or 0 */
 	pthread_t handle;
 	pid_t tid;
 	/* RTSHIM_TF_* flags; atomic (read/written with __atomic builtins) */
 	int flags;
 	/* futex word: 0, or this thread's own RT request is in flight in the shim (1; 2 when a
 	 * reader waits for its outcome).  Written by the thread itself (rtshim_registry_pending_*),
-	 * read and raised to 2 by readers under the registry's lock. */
+	 * read and raised to 2 by readers under the registry's lock.  Never set on a side record. */
 	int pending;
 	/* links, owned by the registry */
 	bool linked;
+	bool side; /* a side record: the registry's own memory */
 	struct rtshim_thread *next, **pprev;
 };
 
@@ -31,34 +39,47 @@ struct rtshim_thread {
 /* rtkit made this thread realtime (RTSHIM_INHERIT: the threads it creates are promoted). */
 #define RTSHIM_TF_GRANTED 0x2
 
+/* The kernel TID of a live thread of this process, from glibc's own descriptor (the TID its
+ * pthread_setschedparam uses): 0, or -ESRCH for a thread that has ended. */
+int rtshim_registry_tid_of(pthread_t h, pid_t *tid);
+
+/* Link a thread's own record (its tid set), taking over the side record of that TID. */
 void rtshim_registry_add(struct rtshim_thread *t);
 void rtshim_registry_remove(struct rtshim_thread *t);
 
-/* Look a thread up by handle or by TID; copies its tid and flags.  0 or -ESRCH.  Called by a
- * signal handler that interrupted its own thread inside this registry (lock held): -ESRCH at
- * once, never a deadlock (so do rtshim_registry_update and rtshim_registry_wait_settled). */
+/* By handle: any live thread of this process, 0 with its TID and its flags (0 without a
+ * record); -ESRCH when it has ended.  By TID: 0 and its flags when it has a record, else
+ * -ESRCH.  Called by a signal handler that interrupted its own thread inside this registry
+ * (lock held): -ESRCH at once, never a deadlock (so do rtshim_registry_update and
+ * rtshim_registry_wait_settled). */
 int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags);
 int rtshim_registry_by_tid(pid_t tid, int *flags);
 
-/* Set or clear flags of a registered thread (by handle if by_handle, else by tid). */
+/* Set and clear flags of a thread of this process (by handle if by_handle, else by TID): its
+ * record, or a new side record when flags are set on a thread without one (only a live thread
+ * of this process that carries SCHED_RESET_ON_FORK).  0, or -ESRCH (nothing recorded). */
 int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int clear);
 
-/* The calling thread's own RT request (`self` is its record) goes beyond the privileged path
- * (rtkit, a D-Bus round trip): readers about it wait for its outcome.  begin is a store and a
- * counter increment; end wakes readers (FUTEX_WAKE) only when one waits.  Also ended when the
- * thread ends (its record is removed) and forgotten in a forked child. */
+/* The calling thread's own RT request (`self` is its linked record) goes beyond the privileged
+ * path (rtkit, a D-Bus round trip): readers about it wait for its outcome.  begin is a store
+ * and a counter increment; end wakes readers (FUTEX_WAKE) only when one waits.  Also ended
+ * when the thread ends (its record is removed) and forgotten in a forked child. */
 void rtshim_registry_pending_begin(struct rtshim_thread *self);
 void rtshim_registry_pending_end(struct rtshim_thread *self);
 
-/* A reader about another registered thread (by handle if by_handle, else by tid): if that
- * thread's request is in flight, wait until it has its outcome, at most timeout_ms in all.
- * 1 waited and settled, 0 nothing in flight (or not registered: no lock taken while no request
- * is in flight anywhere in the process), -ETIMEDOUT gave up.  The caller's own record is never
- * pending while it reads: a thread reads from outside the shim (its re-entrancy guard). */
+/* A reader about another thread (by handle if by_handle, else by tid): if that thread's request
+ * is in flight, wait until it has its outcome, at most timeout_ms in all.  1 waited and
+ * settled, 0 nothing in flight (no lock taken while no request is in flight anywhere in the
+ * process), -ETIMEDOUT gave up.  The caller's own record is never pending while it reads: a
+ * thread reads from outside the shim (its re-entrancy guard). */
 int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int timeout_ms);
 
-/* Number of registered threads (tests, debugging). */
+/* Number of linked records, side records included (tests, debugging). */
 size_t rtshim_registry_count(void);
+
+/* Are there side records at all?  One atomic load, no sanitizer instrumentation (the shim's
+ * pthread_getattr_np asks from a thread a sanitizer runtime has not set up yet). */
+bool rtshim_registry_has_side_records(void);
 
 /* fork: prepare takes the lock, parent releases it; child empties the registry (the other
  * threads do not exist there) and re-links `self` (the forking thread's record) with `new_tid`. */

@@ -48,7 +48,7 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 # ---- errno parity ----------------------------------------------------------------------------
 
-@test "errno parity, as the user: bad priorities, NULL and unmapped params, unknown/foreign PIDs and TIDs, unknown pthread_t, libc calls and syscall()" {
+@test "errno parity, as the user: bad priorities, NULL and unmapped params, unknown/foreign PIDs and TIDs, unknown pthread_t, a thread created behind the interposer, libc calls and syscall()" {
 	foreign_herd as_root
 	run as_user "$PROBES/errno-parity" "$FPID" "$FTID"
 	[ "$status" -eq 0 ]
@@ -61,7 +61,8 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 		"ss-fifo-prio-100 ret=-1 errno=EINVAL" "ss-fifo-prio-intmax ret=-1 errno=EINVAL" \
 		"ss-fifo-null-param ret=-1 errno=EINVAL" "ss-pid-nonexistent ret=-1 errno=ESRCH" \
 		"ss-foreign-tid-fifo-10 ret=-1 errno=EPERM" "ss-foreign-fifo-10 ret=-1 errno=EPERM" \
-		"pt-unknown-thread-fifo-10 ret=1 errno=EPERM" "ptprio-self-intmax ret=22 errno=EINVAL" \
+		"ptprio-self-intmax ret=22 errno=EINVAL" \
+		"pt-libc-thread-fifo-prio-100 ret=22 errno=EINVAL" \
 		"ss-fifo-bad-pointer ret=-1 errno=EFAULT" "sys-ss-fifo-bad-pointer ret=-1 errno=EFAULT" \
 		"sys-ss-fifo-prio-100 ret=-1 errno=EINVAL" "sys-sp-null-param ret=-1 errno=EINVAL" \
 		"sys-ss-pid-nonexistent ret=-1 errno=ESRCH" "sys-ss-foreign-fifo-10 ret=-1 errno=EPERM" \

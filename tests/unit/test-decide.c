@@ -95,6 +95,37 @@ static void test_privileged_opt_ins(void **state)
 	assert_int_equal(rtshim_decide(&f).policy, FIFO);
 }
 
+/* The shim's privileged path applies rule 1 without the facts: the same call, the same
+ * decision once the kernel granted it, for every opt-in and every kind of request. */
+static void test_privileged_shortcut_decides_as_the_core(void **state)
+{
+	(void)state;
+	static const int policies[] = { FIFO, RR, FIFO | FLAG, RR | FLAG, OTHER, OTHER | FLAG, SCHED_BATCH, 42 };
+	for (int opt = 0; opt < 6; opt++) {
+		rtshim_config_defaults(&cfg);
+		cfg.reset_on_fork = opt & 1;
+		cfg.policy = opt / 2 == 0 ? RTSHIM_POLICY_ASKED : opt / 2 == 1 ? RTSHIM_POLICY_RR : RTSHIM_POLICY_FIFO;
+		for (size_t i = 0; i < sizeof policies / sizeof *policies; i++) {
+			for (int has = 0; has < 2; has++) {
+				struct rtshim_facts f;
+				rtshim_facts_init(&f, &cfg, has, policies[i], 10);
+				struct rtshim_decision core = rtshim_decide(&f);
+				assert_int_equal(rtshim_direct_policy(&cfg, has, policies[i]), core.policy);
+				f.direct.done = true;
+				core = rtshim_decide(&f);
+				struct rtshim_decision cut = rtshim_direct_succeeded(&cfg, has, policies[i]);
+				assert_int_equal(cut.action, core.action);
+				assert_int_equal(cut.err, core.err);
+				assert_int_equal(cut.why, core.why);
+				assert_int_equal(cut.shim_flag, core.shim_flag);
+				assert_int_equal(rtshim_direct_shim_flag(has, policies[i],
+									 rtshim_direct_policy(&cfg, has, policies[i])),
+						 core.shim_flag);
+			}
+		}
+	}
+}
+
 static void test_other_errors_are_the_kernels(void **state)
 {
 	(void)state;
@@ -451,6 +482,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_privileged_path_is_exactly_the_call),
 		cmocka_unit_test(test_privileged_opt_ins),
+		cmocka_unit_test(test_privileged_shortcut_decides_as_the_core),
 		cmocka_unit_test(test_other_errors_are_the_kernels),
 		cmocka_unit_test(test_only_our_users_threads),
 		cmocka_unit_test(test_drops_keep_the_flag),

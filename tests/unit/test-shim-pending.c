@@ -20,7 +20,8 @@ static int64_t ms_now(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* a requesting thread: its record linked, its request in flight for `hold_ms`, then ended */
+/* a requesting thread: its record linked (its real TID: readers find a thread by its handle
+ * through glibc's TID), its request in flight for `hold_ms`, then ended */
 struct requester {
 	struct rtshim_thread rec;
 	int hold_ms;
@@ -32,7 +33,7 @@ static void *requester(void *p)
 {
 	struct requester *q = p;
 	q->rec.handle = pthread_self();
-	q->rec.tid = 4242;
+	q->rec.tid = gettid();
 	rtshim_registry_add(&q->rec);
 	rtshim_registry_pending_begin(&q->rec);
 	__atomic_store_n(&q->began, 1, __ATOMIC_RELEASE);
@@ -76,7 +77,7 @@ static void test_waits_for_outcome(void **state)
 	assert_true(took >= 50 && took < 1000);
 	assert_int_equal(__atomic_load_n(&q.rec.pending, __ATOMIC_ACQUIRE), 0);
 	/* settled: the next reader does not wait */
-	assert_int_equal(rtshim_registry_wait_settled(false, 0, 4242, 2000), 0);
+	assert_int_equal(rtshim_registry_wait_settled(false, 0, q.rec.tid, 2000), 0);
 	pthread_join(t, NULL);
 }
 
@@ -90,7 +91,7 @@ static void test_by_tid_and_other_threads(void **state)
 	int64_t t0 = ms_now();
 	assert_int_equal(rtshim_registry_wait_settled(true, pthread_self(), 0, 2000), 0);
 	assert_true(ms_now() - t0 < 50);
-	assert_int_equal(rtshim_registry_wait_settled(false, 0, 4242, 2000), 1);
+	assert_int_equal(rtshim_registry_wait_settled(false, 0, q.rec.tid, 2000), 1);
 	pthread_join(t, NULL);
 }
 
@@ -119,7 +120,7 @@ static void test_thread_ends_mid_request(void **state)
 	assert_true(ms_now() - t0 < 1000);
 	pthread_join(t, NULL);
 	/* nothing is left in flight: readers look no further */
-	assert_int_equal(rtshim_registry_wait_settled(false, 0, 4242, 2000), 0);
+	assert_int_equal(rtshim_registry_wait_settled(false, 0, q.rec.tid, 2000), 0);
 }
 
 int main(void)

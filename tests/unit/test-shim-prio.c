@@ -1,18 +1,15 @@
-/* test-shim-prio.c — priority mapping (core/prio.c), the RLIMIT_RTTIME rule (core/rttime.c)
- * and the pthread_t → TID registry (shim/registry.c). */
+/* test-shim-prio.c — priority mapping (core/prio.c) and the RLIMIT_RTTIME rule (core/rttime.c).
+ * The thread registry (shim/registry.c) has test-shim-registry.c. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "prio.h"
-#include "registry.h"
 #include "rttime.h"
 
 static void test_clamp(void **state)
@@ -168,81 +165,6 @@ static void test_rttime(void **state)
 	assert_int_equal(rtshim_rttime_plan(INF, INF, 0, 200000, &s, &h), -EPERM);
 }
 
-static void *noop(void *p)
-{
-	return p;
-}
-
-static void test_registry(void **state)
-{
-	(void)state;
-	struct rtshim_thread a = { 0 }, b = { 0 }, a2 = { 0 };
-	pthread_t ta, tb;
-	pid_t tid;
-	int flags;
-	assert_int_equal(pthread_create(&ta, NULL, noop, NULL), 0);
-	assert_int_equal(pthread_create(&tb, NULL, noop, NULL), 0);
-	size_t base = rtshim_registry_count();
-	a.handle = ta;
-	a.tid = 1001;
-	b.handle = tb;
-	b.tid = 1002;
-	rtshim_registry_add(&a);
-	rtshim_registry_add(&b);
-	assert_int_equal(rtshim_registry_count(), base + 2);
-	assert_int_equal(rtshim_registry_by_handle(ta, &tid, &flags), 0);
-	assert_int_equal(tid, 1001);
-	assert_int_equal(flags, 0);
-	assert_int_equal(rtshim_registry_by_tid(1002, NULL), 0);
-	assert_int_equal(rtshim_registry_by_tid(1003, NULL), -ESRCH);
-	assert_int_equal(rtshim_registry_update(true, ta, 0, RTSHIM_TF_FLAG_ADDED, 0), 0);
-	assert_int_equal(rtshim_registry_by_tid(1001, &flags), 0);
-	assert_int_equal(flags, RTSHIM_TF_FLAG_ADDED);
-	assert_int_equal(rtshim_registry_update(false, ta, 1001, 0, RTSHIM_TF_FLAG_ADDED), 0);
-	assert_int_equal(rtshim_registry_by_handle(ta, NULL, &flags), 0);
-	assert_int_equal(flags, 0);
-	/* the same handle registered again (reuse after the thread ended) replaces the entry */
-	a2.handle = ta;
-	a2.tid = 2001;
-	rtshim_registry_add(&a2);
-	assert_int_equal(rtshim_registry_count(), base + 2);
-	assert_int_equal(rtshim_registry_by_handle(ta, &tid, NULL), 0);
-	assert_int_equal(tid, 2001);
-	rtshim_registry_remove(&a); /* no longer linked: harmless */
-	rtshim_registry_remove(&a2);
-	rtshim_registry_remove(&b);
-	assert_int_equal(rtshim_registry_count(), base);
-	assert_int_equal(rtshim_registry_by_handle(ta, NULL, NULL), -ESRCH);
-	assert_int_equal(rtshim_registry_update(true, tb, 0, 1, 0), -ESRCH);
-	pthread_join(ta, NULL);
-	pthread_join(tb, NULL);
-}
-
-/* The child of a fork keeps only the forking thread's record, with its new TID. */
-static void test_registry_fork(void **state)
-{
-	(void)state;
-	struct rtshim_thread self = { 0 }, other = { 0 };
-	self.handle = pthread_self();
-	self.tid = 11;
-	self.flags = RTSHIM_TF_FLAG_ADDED;
-	other.handle = (pthread_t)0x1234;
-	other.tid = 12;
-	rtshim_registry_add(&self);
-	rtshim_registry_add(&other);
-	rtshim_registry_atfork_prepare();
-	rtshim_registry_atfork_child(&self, 99);
-	assert_int_equal(rtshim_registry_count(), 1);
-	pid_t tid;
-	int flags;
-	assert_int_equal(rtshim_registry_by_handle(pthread_self(), &tid, &flags), 0);
-	assert_int_equal(tid, 99);
-	assert_int_equal(flags, 0);
-	assert_int_equal(rtshim_registry_by_tid(12, NULL), -ESRCH);
-	rtshim_registry_remove(&self);
-	assert_int_equal(rtshim_registry_count(), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,8 +173,6 @@ int main(void)
 		cmocka_unit_test(test_offset),
 		cmocka_unit_test(test_jack_order),
 		cmocka_unit_test(test_rttime),
-		cmocka_unit_test(test_registry),
-		cmocka_unit_test(test_registry_fork),
 	};
 	return cmocka_run_group_tests_name("shim-prio", tests, NULL, NULL);
 }
