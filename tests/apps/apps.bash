@@ -40,10 +40,13 @@ apps_teardown() {
 	rm -rf "$APP_TMP"
 }
 
-rtkit_max() {
+# rtkit_property NAME: one of rtkit's properties as the test user reads it (MaxRealtimePriority,
+# MinNiceLevel, RTTimeUSecMax).
+rtkit_property() {
 	as_user busctl --system get-property org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
-		org.freedesktop.RealtimeKit1 MaxRealtimePriority | awk '{ print $2 }'
+		org.freedesktop.RealtimeKit1 "$1" | awk '{ print $2 }'
 }
+rtkit_max() { rtkit_property MaxRealtimePriority; }
 
 # spawn [--rtrun] LOG [VAR=VALUE...] CMD...: CMD as the test user in the background (through
 # $RTRUN with --rtrun), stdout and stderr to LOG.  SPAWNED is the PID of the outermost process
@@ -140,6 +143,10 @@ threads() {
 		echo "$tid $(tr ' ' _ <"$t/comm" 2>/dev/null) $s"
 	done
 }
+
+# thread_named PID COMM: the TID of PID's first thread named COMM (as /proc/PID/task/TID/comm
+# has it, spaces as _); fails if there is none.
+thread_named() { threads "$1" | awk -v c="${2:0:15}" '$2 == c { print $1; found = 1; exit } END { exit !found }'; }
 
 rt_threads() { threads "$1" | awk '$3 ~ /SCHED_(FIFO|RR)/'; }
 count_rt() { rt_threads "$1" | wc -l; }
