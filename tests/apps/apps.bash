@@ -225,6 +225,14 @@ log_lacks() {
 	return 1
 }
 
+# make_mp3 SECONDS FILE: that much silence at 48 kHz stereo (jackd's rate: no resampling),
+# encoded by lame, readable by the test user.
+make_mp3() {
+	head -c $((48000 * 4 * $1)) /dev/zero |
+		lame --silent -r -s 48 --resample 48 --bitwidth 16 -m s -b 64 - "$2" 2>/dev/null
+	chmod 644 "$2"
+}
+
 # --- JACK --------------------------------------------------------------------------------------
 
 # start_jackd [--rtrun] LOG JACKD-ARGS...: jackd named $JACK_NAME as the test user; returns once
