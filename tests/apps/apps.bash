@@ -259,6 +259,18 @@ start_jack_client() {
 	CLIENT=$(find_prog "$SPAWNED" "$comm")
 }
 
+# assert_jack_refused LOG: plain, libjack said "Cannot use real-time scheduling (RR/65)" in the
+# client's LOG, and the kernel has the client's ($CLIENT) process thread SCHED_OTHER, nothing RT.
+assert_jack_refused() {
+	wait_until 20 grep -q 'Cannot use real-time scheduling' "$1"
+	log_has "$1" 'Cannot use real-time scheduling \(RR/65\) \(1: Operation not permitted\)'
+	local proc
+	proc=$(jack_process_thread "$CLIENT")
+	echo "client process thread $proc: $(sched_of "$proc")"
+	[[ $(policy_of "$proc") == SCHED_OTHER ]]
+	assert_none_rt "$CLIENT"
+}
+
 # jack_process_thread PID: the thread that runs every period.  Waits until there is one.
 jack_process_thread() {
 	local i t
