@@ -40,10 +40,13 @@ apps_teardown() {
 	rm -rf "$APP_TMP"
 }
 
-rtkit_max() {
+# rtkit_property NAME: one of rtkit's properties as the test user reads it (MaxRealtimePriority,
+# MinNiceLevel, RTTimeUSecMax).
+rtkit_property() {
 	as_user busctl --system get-property org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1 \
-		org.freedesktop.RealtimeKit1 MaxRealtimePriority | awk '{ print $2 }'
+		org.freedesktop.RealtimeKit1 "$1" | awk '{ print $2 }'
 }
+rtkit_max() { rtkit_property MaxRealtimePriority; }
 
 # spawn [--rtrun] LOG [VAR=VALUE...] CMD...: CMD as the test user in the background (through
 # $RTRUN with --rtrun), stdout and stderr to LOG.  SPAWNED is the PID of the outermost process
@@ -141,6 +144,10 @@ threads() {
 	done
 }
 
+# thread_named PID COMM: the TID of PID's first thread named COMM (as /proc/PID/task/TID/comm
+# has it, spaces as _); fails if there is none.
+thread_named() { threads "$1" | awk -v c="${2:0:15}" '$2 == c { print $1; found = 1; exit } END { exit !found }'; }
+
 rt_threads() { threads "$1" | awk '$3 ~ /SCHED_(FIFO|RR)/'; }
 count_rt() { rt_threads "$1" | wc -l; }
 count_threads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
@@ -218,6 +225,14 @@ log_lacks() {
 	return 1
 }
 
+# make_mp3 SECONDS FILE: that much silence at 48 kHz stereo (jackd's rate: no resampling),
+# encoded by lame, readable by the test user.
+make_mp3() {
+	head -c $((48000 * 4 * $1)) /dev/zero |
+		lame --silent -r -s 48 --resample 48 --bitwidth 16 -m s -b 64 - "$2" 2>/dev/null
+	chmod 644 "$2"
+}
+
 # --- JACK --------------------------------------------------------------------------------------
 
 # start_jackd [--rtrun] LOG JACKD-ARGS...: jackd named $JACK_NAME as the test user; returns once
@@ -242,6 +257,18 @@ start_jack_client() {
 	local log=$1 comm=$2; shift 2
 	spawn "${rt[@]}" "$log" "${JACK_ENV[@]}" "$@"
 	CLIENT=$(find_prog "$SPAWNED" "$comm")
+}
+
+# assert_jack_refused LOG: plain, libjack said "Cannot use real-time scheduling (RR/65)" in the
+# client's LOG, and the kernel has the client's ($CLIENT) process thread SCHED_OTHER, nothing RT.
+assert_jack_refused() {
+	wait_until 20 grep -q 'Cannot use real-time scheduling' "$1"
+	log_has "$1" 'Cannot use real-time scheduling \(RR/65\) \(1: Operation not permitted\)'
+	local proc
+	proc=$(jack_process_thread "$CLIENT")
+	echo "client process thread $proc: $(sched_of "$proc")"
+	[[ $(policy_of "$proc") == SCHED_OTHER ]]
+	assert_none_rt "$CLIENT"
 }
 
 # jack_process_thread PID: the thread that runs every period.  Waits until there is one.

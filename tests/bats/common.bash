@@ -77,6 +77,10 @@ sched_of() {
 	chrt -p "$tid" | awk -F': ' '/policy/ { p = $2 } /priority/ { print p, $2 }'
 }
 
+# nice_of PID TID: the thread's nice value as the kernel reports it (/proc/PID/task/TID/stat,
+# field 19).
+nice_of() { awk '{ sub(/^.*\) /, ""); print $17 }' "/proc/$1/task/$2/stat"; }
+
 # hard_rttime PID / soft_rttime PID: RLIMIT_RTTIME from /proc/PID/limits ("unlimited" or µs).
 hard_rttime() { awk '/^Max realtime timeout/ { print $5 }' "/proc/$1/limits"; }
 soft_rttime() { awk '/^Max realtime timeout/ { print $4 }' "/proc/$1/limits"; }

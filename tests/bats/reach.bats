@@ -57,8 +57,6 @@ probe_stop() {
 
 tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 call_of() { awk -v l="$1" '$1 == "call" && $2 == l { print $3, $4; exit }' "$OUT"; }
-# The thread's nice value as the kernel reports it (/proc/PID/task/TID/stat, field 19).
-nice_of() { awk '{ sub(/^.*\) /, ""); print $17 }' "/proc/$1/task/$2/stat"; }
 
 # ---- nice levels: setpriority() and nice() ----------------------------------------------------
 
