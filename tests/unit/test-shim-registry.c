@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -164,6 +165,15 @@ static void test_side_record_taken_over(void **state)
 	pthread_join(k.handle, NULL);
 }
 
+/* pthread_join returns when the kernel has cleared the thread's TID word, a moment before the
+ * kernel forgets the thread: wait (at most 2 s) until tgkill says it is gone. */
+static void wait_gone(pid_t tid)
+{
+	int64_t end = ms_now() + 2000;
+	while (syscall(SYS_tgkill, getpid(), tid, 0) == 0 && ms_now() < end)
+		sched_yield();
+}
+
 /* A side record whose thread ended is dropped when met, and never taken over by a thread that
  * gets the same TID without the flag. */
 static void test_side_record_of_an_ended_thread(void **state)
@@ -177,6 +187,7 @@ static void test_side_record_of_an_ended_thread(void **state)
 	assert_int_equal(rtshim_registry_count(), base + 1);
 	park_end(&k);
 	pthread_join(k.handle, NULL);
+	wait_gone(k.tid);
 	assert_int_equal(rtshim_registry_by_tid(k.tid, &flags), -ESRCH);
 	assert_int_equal(rtshim_registry_count(), base);
 	assert_false(rtshim_registry_has_side_records());
