@@ -1,10 +1,10 @@
-/* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler and sched_setparam go to
- * rtshim_syscall_sched (hooks-syscall.c), every other number straight on to the next syscall()
- * with the registers and stack as the caller left them.  In assembly because C cannot pass on
+/* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
+ * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), every other number straight on to
+ * the next syscall() with the registers and stack as the caller left them.  In assembly because C cannot pass on
  * a variadic call without reading arguments the caller may not have passed.  Before the shim's
  * constructor has resolved the next syscall() (another library's constructor runs first), the
  * system call is made here (rtshim_raw_syscall): no dynamic linker on that path.
- * Cost for every other number: two compares and an indirect jump, below the noise of a system
+ * Cost for every other number: three compares and an indirect jump, below the noise of a system
  * call (syscall(SYS_getpid), x86_64: 1031 ns plain, 1044 ns with the shim, median of 15 runs;
  * best runs 933 and 932 ns). */
 #include <asm/unistd.h>
@@ -29,6 +29,8 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpq	$__NR_sched_setparam, %rdi
 	je	rtshim_syscall_sched
+	cmpq	$__NR_sched_setattr, %rdi
+	je	rtshim_syscall_sched
 	movq	rtshim_syscall_next(%rip), %rax
 	testq	%rax, %rax
 	jz	rtshim_raw_syscall
@@ -49,6 +51,8 @@ syscall:
 	cmpl	$__NR_sched_setscheduler, %eax
 	je	rtshim_syscall_sched
 	cmpl	$__NR_sched_setparam, %eax
+	je	rtshim_syscall_sched
+	cmpl	$__NR_sched_setattr, %eax
 	je	rtshim_syscall_sched
 	call	.Lpc_ecx		/* a call that returns: shadow stack and return predictor */
 	addl	$_GLOBAL_OFFSET_TABLE_, %ecx

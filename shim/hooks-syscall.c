@@ -1,19 +1,50 @@
 /* hooks-syscall.c — programs that make their scheduling call through libc's syscall() get what
  * the sched_* interposers give.  util-linux's chrt does (musl's sched_setscheduler is not the
  * system call, so chrt makes the system call itself), and so does code written with musl in
- * mind.  The exported entry is assembly (hooks-syscall-entry.S): only sched_setscheduler and
- * sched_setparam come here, with exactly the arguments those system calls take. */
+ * mind, or for sched_setattr, which glibc 2.36 does not wrap.  The exported entry is assembly
+ * (hooks-syscall-entry.S): only sched_setscheduler, sched_setparam and sched_setattr come here,
+ * with exactly the arguments those system calls take. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
 #include "hooks.h"
+#include "raw-syscall.h"
+
+/* The leading fields of the kernel's struct sched_attr (linux/sched/types.h): all this reads. */
+struct sched_attr_head {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+};
+#define ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
 
 /* The next syscall() (libc's), read by the entry; NULL until resolved. */
 syscall_fn *rtshim_syscall_next;
 
+/* sched_setattr: made as asked; when the kernel says EPERM to a realtime policy with no flag but
+ * reset-on-fork (what sched_setscheduler can say), it becomes that sched_setscheduler request.
+ * EPERM means the kernel has read and checked the attribute (size, policy, priority): it is
+ * readable.  Anything else (SCHED_DEADLINE, utilization clamps, nice) keeps the kernel's answer. */
+static long set_attr(long pid, const struct sched_attr_head *a, long flags)
+{
+	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+	long r = next ? next(SYS_sched_setattr, pid, a, flags)
+		      : rtshim_raw_syscall(SYS_sched_setattr, pid, a, flags);
+	if (r == 0 || errno != EPERM || (a->policy != SCHED_FIFO && a->policy != SCHED_RR) ||
+	    (a->flags & ~(uint64_t)ATTR_FLAG_RESET_ON_FORK))
+		return r;
+	struct sched_param p = { .sched_priority = (int)a->priority };
+	int policy = (int)a->policy | ((a->flags & ATTR_FLAG_RESET_ON_FORK) ? SCHED_RESET_ON_FORK : 0);
+	return sched_setscheduler((pid_t)pid, policy, &p);
+}
+
 long rtshim_syscall_sched(long number, long pid, long a2, long a3)
 {
+	if (number == SYS_sched_setattr)
+		return set_attr(pid, (const struct sched_attr_head *)(uintptr_t)a2, a3);
 	if (number == SYS_sched_setparam)
 		return sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
 	return sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);

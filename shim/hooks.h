@@ -36,9 +36,9 @@ pthread_getattr_np_fn *rtshim_real_pthread_getattr_np(void);
 pthread_create_fn *rtshim_real_pthread_create(void);
 /* hooks-nice.c: resolve its real functions (setpriority, nice) now. */
 void rtshim_resolve_nice(void);
-/* hooks-syscall.c: the exported syscall() (hooks-syscall-entry.S) hands sched_setscheduler and
- * sched_setparam to rtshim_syscall_sched and everything else to rtshim_syscall_next; resolve
- * that now (until then the entry makes the system call itself). */
+/* hooks-syscall.c: the exported syscall() (hooks-syscall-entry.S) hands sched_setscheduler,
+ * sched_setparam and sched_setattr to rtshim_syscall_sched and everything else to
+ * rtshim_syscall_next; resolve that now (until then the entry makes the system call itself). */
 typedef long syscall_fn(long, ...);
 extern syscall_fn *rtshim_syscall_next;
 long rtshim_syscall_sched(long number, long pid, long a2, long a3);

@@ -48,7 +48,7 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 
 # ---- errno parity ----------------------------------------------------------------------------
 
-@test "errno parity, as the user: bad priorities, NULL and unmapped params, unknown/foreign PIDs and TIDs, unknown pthread_t, a thread created behind the interposer, libc calls and syscall()" {
+@test "errno parity, as the user: bad priorities, NULL and unmapped params, unknown/foreign PIDs and TIDs, unknown pthread_t, a thread created behind the interposer, libc calls and syscall() (sched_setattr too)" {
 	foreign_herd as_root
 	run as_user "$PROBES/errno-parity" "$FPID" "$FTID"
 	[ "$status" -eq 0 ]
@@ -66,7 +66,9 @@ as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
 		"ss-fifo-bad-pointer ret=-1 errno=EFAULT" "sys-ss-fifo-bad-pointer ret=-1 errno=EFAULT" \
 		"sys-ss-fifo-prio-100 ret=-1 errno=EINVAL" "sys-sp-null-param ret=-1 errno=EINVAL" \
 		"sys-ss-pid-nonexistent ret=-1 errno=ESRCH" "sys-ss-foreign-fifo-10 ret=-1 errno=EPERM" \
-		"sys-ss-foreign-tid-fifo-10 ret=-1 errno=EPERM"; do
+		"sys-ss-foreign-tid-fifo-10 ret=-1 errno=EPERM" "sys-sa-fifo-prio-100 ret=-1 errno=EINVAL" \
+		"sys-sa-bad-pointer ret=-1 errno=EFAULT" "sys-sa-size-1 ret=-1 errno=E2BIG" \
+		"sys-sa-foreign-fifo-10 ret=-1 errno=EPERM"; do
 		grep -qx "case $c" <<<"$output" || { echo "missing: case $c"; return 1; }
 	done
 	(($(grep -c '^case' <<<"$output") >= 100))

@@ -113,6 +113,21 @@ assert_rttime_bounded() {
 	fi
 }
 
+@test "syscall(SYS_sched_setattr, FIFO): refused plain; under the shim RR|RESET through rtkit, the child SCHED_OTHER; root: exactly FIFO, inherited" {
+	run as_user "$PROBES/syscall-setattr" 10
+	[ "$status" -eq 0 ]
+	[[ $output == *$'call setattr rc=-1 err=EPERM\nkernel main OTHER 0\n'* ]]
+	# RR|RESET for a FIFO request, to a user with RLIMIT_RTPRIO 0: rtkit's grant
+	run as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/syscall-setattr" 10
+	[ "$status" -eq 0 ]
+	[[ $output == *$'call setattr rc=0 err=OK\nkernel main RR|RESET 10\nkernel child OTHER 0'* ]]
+	# with SCHED_FLAG_RESET_ON_FORK, above rtkit's maximum: clamped as sched_setscheduler is
+	run as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/syscall-setattr" 50 reset
+	[[ $output == *$'call setattr rc=0 err=OK\nkernel main RR|RESET 20\n'* ]]
+	run as_root env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/syscall-setattr" 30
+	[[ $output == *$'call setattr rc=0 err=OK\nkernel main FIFO 30\nkernel child FIFO 30'* ]]
+}
+
 @test "syscall(): every other number passes through untouched (gettid, ENOSYS, six arguments, errors)" {
 	run as_user "$PROBES/syscall-pass"
 	[ "$status" -eq 0 ]

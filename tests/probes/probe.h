@@ -37,6 +37,7 @@ static inline const char *probe_errname(int e)
 	case EPROTO: return "EPROTO";
 	case ENOMEM: return "ENOMEM";
 	case EIO: return "EIO";
+	case E2BIG: return "E2BIG";
 	default: {
 		static __thread char buf[16];
 		snprintf(buf, sizeof buf, "E%d", e);
@@ -84,6 +85,15 @@ static inline int probe_kernel_prio(pid_t tid)
 }
 
 static pthread_mutex_t probe_out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A probe that forks while another of its threads prints must not hand its child a held output
+ * lock (the child would hang in its first probe_say): fork takes it first. */
+static void probe_out_take(void) { pthread_mutex_lock(&probe_out_lock); }
+static void probe_out_give(void) { pthread_mutex_unlock(&probe_out_lock); }
+__attribute__((constructor)) static void probe_out_atfork(void)
+{
+	pthread_atfork(probe_out_take, probe_out_give, probe_out_give);
+}
 
 #define probe_say(...)                                   \
 	do {                                             \
