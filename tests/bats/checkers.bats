@@ -13,8 +13,9 @@ load common
 setup_file() {
 	tb_start -- --actions-per-burst-max=100000 --threads-per-user-max=1000 \
 		--processes-per-user-max=1000
-	# errno-parity passes NULL parameters on purpose (its cases *-null-param); memcheck reports
-	# the system call's argument with or without the shim.  Nothing else is suppressed.
+	# errno-parity passes NULL and unmapped parameters on purpose (its cases *-null-param,
+	# *-null-attr, *-bad-pointer); memcheck reports the system call's argument with or without
+	# the shim.  Nothing else is suppressed.
 	cat >"$TB_DIR/valgrind.supp" <<'EOF'
 {
    errno-parity-null-param-setparam
@@ -27,6 +28,20 @@ setup_file() {
    errno-parity-null-param-setscheduler
    Memcheck:Param
    sched_setscheduler(p)
+   ...
+   obj:*/tests/probes/errno-parity
+}
+{
+   errno-parity-null-attr-setattr-size
+   Memcheck:Param
+   sched_setattr(attr->size)
+   ...
+   obj:*/tests/probes/errno-parity
+}
+{
+   errno-parity-null-attr-setattr
+   Memcheck:Param
+   sched_setattr(attr)
    ...
    obj:*/tests/probes/errno-parity
 }
