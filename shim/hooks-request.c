@@ -350,6 +350,19 @@ static void begin_slow_path(const struct rtshim_req *r, struct target *t, struct
 	gather_target(r, t, f);
 }
 
+/* The facts once the first call was made: its error, the priority the kernel read (an unmapped
+ * param is the kernel's EFAULT, never read here), and on EPERM the slow path's facts. */
+static void direct_call_made(const struct rtshim_req *r, int err, struct target *t,
+			     struct rtshim_facts *f, int *cancel_state)
+{
+	f->direct.done = true;
+	f->direct.err = err;
+	if (err == 0 || err == -EPERM)
+		f->prio = asked_prio(r);
+	if (err == -EPERM)
+		begin_slow_path(r, t, f, cancel_state);
+}
+
 int rtshim_request(const struct rtshim_req *r)
 {
 	struct rtshim_trace tr; /* its text is written only when tracing */
@@ -381,25 +394,14 @@ int rtshim_request(const struct rtshim_req *r)
 	const struct rtshim_client_v1 *client = NULL;
 	int cancel_state = -1, nice_got = 0;
 
-	/* the priority once the kernel has read it (below): an unmapped param is the kernel's EFAULT */
 	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
-	f.direct.done = true;
-	f.direct.err = direct;
-	if (direct == -EPERM) {
-		f.prio = asked_prio(r); /* read by the kernel: readable */
-		begin_slow_path(r, &t, &f, &cancel_state);
-	}
+	direct_call_made(r, direct, &t, &f, &cancel_state);
 	for (;;) {
 		d = rtshim_decide(&f);
 		switch (d.action) {
-		case RTSHIM_CALL: /* made above; here if the core ever asks for it again */
-			f.direct.done = true;
-			f.direct.err = real_call(r, d.policy);
-			if (f.direct.err == 0 || f.direct.err == -EPERM)
-				f.prio = asked_prio(r); /* read by the kernel: readable */
-			if (f.direct.err == -EPERM)
-				begin_slow_path(r, &t, &f, &cancel_state);
+		case RTSHIM_CALL: /* made above; here only if the core ever asks for it again */
+			direct_call_made(r, real_call(r, d.policy), &t, &f, &cancel_state);
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:
 			f.keeping_flag.done = true;
