@@ -198,7 +198,7 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_STRICT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_strict },
 	{ "RTSHIM_POLICY", "asked", "rr, fifo or asked", parse_policy },
 	{ "RTSHIM_PRIO_MAP", "clamp", "clamp, scale or offset", parse_prio_map },
-	{ "RTSHIM_TOP", "99", "1..99", parse_top },
+	{ "RTSHIM_TOP", "none", "1..99", parse_top },
 	{ "RTSHIM_RUNAWAY", "demote", "demote or kill", parse_runaway },
 	{ "RTSHIM_INHERIT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_inherit },
 	{ "RTSHIM_NICE_FALLBACK", "refused", "refused, always (or 1) or off (or 0)", parse_nice_fallback },
@@ -230,6 +230,13 @@ int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *v
 	return -ENOENT;
 }
 
+/* RTSHIM_PRIO_MAP=offset anchors the program's top priority (RTSHIM_TOP) at rtkit's maximum:
+ * without one, the anchor would be 99 and every usual priority would land on 1.  The clamp
+ * instead, said once. */
+static const struct rtshim_config_var offset_without_top = {
+	"RTSHIM_PRIO_MAP", "clamp", "clamp, scale, or offset together with RTSHIM_TOP (--top)", NULL,
+};
+
 int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name),
 		       rtshim_config_warn_fn *warn, void *ctx)
 {
@@ -244,6 +251,12 @@ int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name)
 			if (warn)
 				warn(ctx, &vars[i], v);
 		}
+	}
+	if (cfg->prio_map == RTSHIM_PRIO_OFFSET && !cfg->prio_top) {
+		bad++;
+		cfg->prio_map = RTSHIM_PRIO_CLAMP;
+		if (warn)
+			warn(ctx, &offset_without_top, get("RTSHIM_PRIO_MAP"));
 	}
 	return bad;
 }

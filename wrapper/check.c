@@ -1,7 +1,9 @@
-/* check.c — `rtrun --check`: would a program started with rtrun get realtime, at what
- * priority, and if not, why and what fixes it.  Every answer comes from trying: the direct
+/* check.c — `rtrun --check [PROGRAM]`: would a program started with rtrun get realtime, at
+ * what priority, and if not, why and what fixes it.  Every answer comes from trying: the direct
  * call and rtkit are each asked to make a short-lived helper thread of rtrun realtime at
- * priority 1 (or -p N), which is then dropped and ended.  Exit status 0 yes, 1 no. */
+ * priority 1 (or -p N), which is then dropped and ended.  This file gathers the facts and says
+ * them; the verdict and its one fix come from a pure table (verdict.c).  Exit status 0 yes,
+ * 1 no. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include "client-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
+#include "verdict.h"
 
 struct helper {
 	pthread_t thread;
@@ -148,309 +151,452 @@ static const char polkit_rule[] =
 	"               return polkit.Result.YES;\n"
 	"       });\n";
 
-int rtrun_check(const struct rtrun_options *o)
-{
-	int timeout = o->timeout_ms ? o->timeout_ms : RTRUN_CHECK_TIMEOUT_MS;
+/* What --check gathers, and what it needs to say it. */
+struct check {
+	const struct rtrun_options *o;
 	struct rtshim_config cfg;
-	struct rlimit rtprio, rttime, memlock;
+	int want;                     /* the priority a test thread asks for */
+	struct passwd *pw;
+	const char *box;              /* the sandbox, or NULL */
+	bool cap;                     /* CAP_SYS_NICE */
+	struct rlimit rtprio;
 	struct rtrun_shim shim;
+	const struct rtshim_client_v1 *client;
+	const struct rtshim_doctor_v1 *doctor;
+	const char *program_arg;      /* --check PROGRAM as given, or NULL */
+	char program_path[PATH_MAX];  /* where it was found */
+	struct rtrun_command program;
+	int direct_max;
 	struct rtshim_bus_report bus;
-	const struct rtshim_client_v1 *client = NULL;
-	const struct rtshim_doctor_v1 *doctor = NULL;
 	struct rtkit_limits lim;
-	struct helper h;
-	struct passwd *pw = getpwuid(getuid());
-	char b1[32], b2[32], pol[64];
-	const char *box = sandbox();
 	struct rtrun_rt_result res;
-	int shim_r, limits_r = -ENOTCONN, grant_r = -ENOTCONN, direct_r, bad = 0, rtkit_said;
-	int want = o->priority ? o->priority : 1, granted_prio = 0, granted_policy = 0;
-	int direct_max = 0;
-	bool direct_ok = false, grant_ok = false, cap = rtrun_have_cap_sys_nice();
-	char why[256], mapped[160];
+	int granted_policy, granted_prio;
+	struct rtrun_check_facts f;
+};
 
-	memset(&res, 0, sizeof res);
-	rtrun_client_set_timeout_ms(timeout);
-	/* what the shim in a command started with these options would use */
-	if (rtrun_options_to_env(o) < 0)
-		return 1;
-	rtshim_config_load(&cfg, getenv, config_warn, &bad);
+static void show_limits(struct check *c)
+{
+	struct rlimit rttime, memlock;
+	char b1[32], b2[32];
 
-	printf("rtrun --check for user %s (uid %u)\n\n", pw ? pw->pw_name : "?", (unsigned)getuid());
-
-	/* Limits of this shell: what a program started from it inherits. */
-	getrlimit(RLIMIT_RTPRIO, &rtprio);
+	getrlimit(RLIMIT_RTPRIO, &c->rtprio);
 	getrlimit(RLIMIT_RTTIME, &rttime);
-	if (cap)
-		item("RLIMIT_RTPRIO", "soft %s, hard %s, but CAP_SYS_NICE allows any priority directly",
-		     rtrun_rlim_text(rtprio.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
-	else if (rtprio.rlim_cur == 0)
+	getrlimit(RLIMIT_MEMLOCK, &memlock);
+	rtrun_rlim_text(c->rtprio.rlim_cur, b1, sizeof b1);
+	rtrun_rlim_text(c->rtprio.rlim_max, b2, sizeof b2);
+	if (c->cap)
+		item("RLIMIT_RTPRIO", "soft %s, hard %s, but CAP_SYS_NICE allows any priority "
+		     "directly", b1, b2);
+	else if (c->rtprio.rlim_cur == 0)
 		item("RLIMIT_RTPRIO", "soft 0, hard %s: direct realtime requests fail with EPERM, so "
-		     "rtkit is needed", rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
+		     "rtkit is needed", b2);
 	else
-		item("RLIMIT_RTPRIO", "soft %s, hard %s: direct requests up to that priority succeed",
-		     rtrun_rlim_text(rtprio.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(rtprio.rlim_max, b2, sizeof b2));
+		item("RLIMIT_RTPRIO", "soft %s, hard %s: direct requests up to that priority "
+		     "succeed", b1, b2);
+	rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1);
+	rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2);
 	if (rttime.rlim_max == 0 || rttime.rlim_cur == 0)
 		item("RLIMIT_RTTIME", "soft %s, hard %s: a realtime thread would be killed at once",
-		     rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2));
+		     b1, b2);
 	else
 		item("RLIMIT_RTTIME", "soft %s, hard %s (us): before asking rtkit the shim lowers the "
-		     "hard limit to at most %lld us",
-		     rtrun_rlim_text(rttime.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(rttime.rlim_max, b2, sizeof b2), (long long)cfg.rttime_us);
-	getrlimit(RLIMIT_MEMLOCK, &memlock);
+		     "hard limit to at most %lld us", b1, b2, (long long)c->cfg.rttime_us);
+	rtrun_rlim_text(memlock.rlim_cur, b1, sizeof b1);
+	rtrun_rlim_text(memlock.rlim_max, b2, sizeof b2);
 	if (memlock.rlim_cur != RLIM_INFINITY && memlock.rlim_cur < RTRUN_MEMLOCK_WANTED)
 		item("RLIMIT_MEMLOCK", "soft %s, hard %s bytes: programs that lock their memory "
 		     "(jackd -R: \"Cannot lock down ... memory\") cannot; raise it for your group, "
 		     "e.g. '@audio - memlock unlimited' in /etc/security/limits.d/audio.conf, and "
-		     "log in again", rtrun_rlim_text(memlock.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(memlock.rlim_max, b2, sizeof b2));
+		     "log in again", b1, b2);
 	else
 		item("RLIMIT_MEMLOCK", "soft %s, hard %s bytes: enough to lock an audio program's "
-		     "memory", rtrun_rlim_text(memlock.rlim_cur, b1, sizeof b1),
-		     rtrun_rlim_text(memlock.rlim_max, b2, sizeof b2));
-	item("sandbox", "%s", box ? box : "none detected");
+		     "memory", b1, b2);
+}
+
+/* The sandbox, the environment, librtshim.so and its daemon client. */
+static void show_setup(struct check *c, int bad)
+{
+	struct rtrun_shim *shim = &c->shim;
+
+	item("sandbox", "%s", c->box ? c->box : "none detected");
 	if (!bad)
 		item("environment", "RTSHIM_* settings valid");
-
-	shim_r = rtrun_locate_shim(&shim);
-	if (shim_r == 0)
-		item("librtshim.so", "%s%s%s", shim.native, shim.lib_token ? ", preloaded as " : "",
-		     shim.lib_token ? shim.value : "");
-	else if (shim_r == -EINVAL)
+	c->f.shim = rtrun_locate_shim(shim);
+	if (c->f.shim == 0)
+		item("librtshim.so", "%s%s%s", shim->native, shim->lib_token ? ", preloaded as " : "",
+		     shim->lib_token ? shim->value : "");
+	else if (c->f.shim == -EINVAL)
 		item("librtshim.so", "%s: its path contains a space or colon, which LD_PRELOAD "
-		     "cannot carry", shim.native);
+		     "cannot carry", shim->native);
 	else
-		item("librtshim.so", "not found (looked for %s%s%s)", shim.tried[0],
-		     shim.tried[1][0] ? " and " : "", shim.tried[1]);
+		item("librtshim.so", "not found (looked for %s%s%s)", shim->tried[0],
+		     shim->tried[1][0] ? " and " : "", shim->tried[1]);
+	if (c->f.shim == -ENOENT)
+		return;
+	c->client = rtrun_client();
+	c->doctor = c->client ? rtrun_doctor() : NULL;
+	c->f.client = c->doctor != NULL;
+	if (c->doctor)
+		item("daemon client", "%s loaded", RTSHIM_CLIENT_FILE);
+	else
+		item("daemon client", "cannot be loaded: %s", rtrun_client_error());
+}
 
-	if (shim_r != -ENOENT) {
-		client = rtrun_client();
-		doctor = client ? rtrun_doctor() : NULL;
-		if (doctor)
-			item("daemon client", "%s loaded", RTSHIM_CLIENT_FILE);
-		else
-			item("daemon client", "cannot be loaded: %s", rtrun_client_error());
+/* --check PROGRAM: found as execvp would find it?  0, or rtrun's exit status (said). */
+static int find_program(struct check *c, const char *cmd)
+{
+	int r = rtrun_resolve_command(cmd, c->program_path, sizeof c->program_path);
+
+	if (r < 0) {
+		rtrun_log(RTRUN_ERROR, "%s: %s", cmd, r == -ENOENT ? "command not found" : strerror(-r));
+		return r == -ENOENT ? RTRUN_EXIT_NOT_FOUND : RTRUN_EXIT_CANNOT_EXEC;
 	}
+	c->program_arg = cmd;
+	return 0;
+}
 
-	/* Try the direct call on a helper thread. */
-	direct_r = helper_start(&h);
-	if (direct_r == 0) {
-		struct sched_param sp = { .sched_priority = want };
+/* ... and will the loader load the shim into it? */
+static void show_program(struct check *c)
+{
+	char text[2 * PATH_MAX + 256];
 
-		if (rtshim_raw_syscall(SYS_sched_setscheduler, h.tid, SCHED_RR | SCHED_RESET_ON_FORK, &sp) == 0) {
-			direct_ok = true;
+	rtrun_command_reach(c->program_arg, c->program_path, &c->shim, &c->program);
+	c->f.program = c->program.reach;
+	item("program", "%s", rtrun_reach_text(&c->program, &c->shim, text, sizeof text));
+}
+
+/* Try the direct call on a helper thread. */
+static void try_direct(struct check *c)
+{
+	struct sched_param sp = { .sched_priority = c->want };
+	struct helper h;
+	int r = helper_start(&h);
+
+	if (r == 0) {
+		if (rtshim_raw_syscall(SYS_sched_setscheduler, h.tid, SCHED_RR | SCHED_RESET_ON_FORK,
+				       &sp) == 0) {
+			c->f.direct_ok = true;
 			drop(h.tid);
 		} else {
-			direct_r = -errno;
+			r = -errno;
 		}
 		helper_stop(&h);
 	}
-	if (direct_ok) {
-		direct_max = cap || rtprio.rlim_cur >= 99 ? 99 : (int)rtprio.rlim_cur;
+	if (c->f.direct_ok) {
+		c->direct_max = c->cap || c->rtprio.rlim_cur >= 99 ? 99 : (int)c->rtprio.rlim_cur;
 		item("direct call", "allowed up to priority %d (a test thread got SCHED_RR %d)",
-		     direct_max, want);
+		     c->direct_max, c->want);
 	} else {
-		item("direct call", "refused: sched_setscheduler(SCHED_RR, %d): %s", want,
-		     strerror(-direct_r));
+		item("direct call", "refused: sched_setscheduler(SCHED_RR, %d): %s", c->want,
+		     strerror(-r));
 	}
+}
 
-	memset(&bus, 0, sizeof bus);
-	bus.bus = -ENOTCONN;
-	if (!doctor) {
-		/* Without the client nothing on the bus can be asked. */
-	} else if (box) {
-		/* inside a sandbox the client asks the Realtime portal, never rtkit directly */
-		bus.bus = 0;
-		bus.polkit = 1; /* not ours to check from here: the portal's host side does */
-		limits_r = client->get_limits(&lim);
-		if (limits_r == 0)
-			item("portal", "org.freedesktop.portal.Realtime answers on the session "
-			     "bus: MaxRealtimePriority %d, MinNiceLevel %d, RTTimeUSecMax %lld us",
-			     lim.max_realtime_priority, lim.min_nice_level,
-			     (long long)lim.rttime_usec_max);
-		else
-			item("portal", "org.freedesktop.portal.Realtime on the session bus does "
-			     "not answer: %s", limits_r == -ENOTCONN
-			     ? "no session bus, or no xdg-desktop-portal on it"
-			     : rtrun_rtkit_strerror(limits_r));
-	} else {
-		doctor->bus_probe(timeout, &bus);
-		if (bus.bus == 0)
-			item("system bus", "%s answers", bus.address);
-		else
-			item("system bus", "%s does not answer: %s", bus.address, bus.bus_error);
+/* Inside a sandbox the client asks the Realtime portal, never rtkit directly. */
+static void probe_portal(struct check *c)
+{
+	c->f.bus = 0;
+	c->f.polkit = RTRUN_POLKIT_YES; /* not ours to check from here: the portal's host side does */
+	c->f.limits = c->client->get_limits(&c->lim);
+	if (c->f.limits == 0)
+		item("portal", "org.freedesktop.portal.Realtime answers on the session bus: "
+		     "MaxRealtimePriority %d, MinNiceLevel %d, RTTimeUSecMax %lld us",
+		     c->lim.max_realtime_priority, c->lim.min_nice_level,
+		     (long long)c->lim.rttime_usec_max);
+	else
+		item("portal", "org.freedesktop.portal.Realtime on the session bus does not answer: "
+		     "%s", c->f.limits == -ENOTCONN ? "no session bus, or no xdg-desktop-portal on it"
+		     : rtrun_rtkit_strerror(c->f.limits));
+}
+
+static void show_polkit(const struct rtshim_bus_report *bus)
+{
+	if (bus->polkit == RTRUN_POLKIT_YES)
+		item("polkit", "allows org.freedesktop.RealtimeKit1.acquire-real-time here");
+	else if (bus->polkit == RTRUN_POLKIT_AUTH)
+		item("polkit", "would allow acquire-real-time only after authentication, which rtkit "
+		     "never asks for");
+	else if (bus->polkit == RTRUN_POLKIT_NO)
+		item("polkit", "refuses org.freedesktop.RealtimeKit1.acquire-real-time here");
+	else if (bus->polkit == -ENOTCONN) /* polkit's name has no owner on the bus */
+		item("polkit", "polkitd is not running: rtkit refuses every request without it");
+	else
+		item("polkit", "no answer: %s", bus->polkit_error);
+}
+
+/* The system bus, rtkit on it, and (once rtkit answers: it is rtkit that asks) polkit. */
+static void probe_bus(struct check *c)
+{
+	struct rtshim_bus_report *bus = &c->bus;
+
+	c->doctor->bus_probe(c->cfg.timeout_ms, bus);
+	c->f.bus = bus->bus;
+	c->f.polkit = bus->polkit;
+	if (bus->bus < 0) {
+		item("system bus", "%s does not answer: %s", bus->address, bus->bus_error);
+		return;
 	}
+	item("system bus", "%s answers", bus->address);
+	c->f.limits = c->client->get_limits(&c->lim);
+	if (c->f.limits == 0)
+		item("rtkit-daemon", "answers%s: MaxRealtimePriority %d, MinNiceLevel %d, "
+		     "RTTimeUSecMax %lld us", bus->rtkit_owner == 0 ? " (started on demand)" : "",
+		     c->lim.max_realtime_priority, c->lim.min_nice_level,
+		     (long long)c->lim.rttime_usec_max);
+	else if (c->f.limits == -ENOTCONN && bus->rtkit_owner == 0 && bus->rtkit_activatable == 0)
+		item("rtkit-daemon", "not running, and the bus cannot start it");
+	else if (c->f.limits == -ETIMEDOUT)
+		item("rtkit-daemon", "does not answer within %d ms, while the bus does: hung or "
+		     "stopped", c->cfg.timeout_ms);
+	else
+		item("rtkit-daemon", "does not answer: %s", rtrun_rtkit_strerror(c->f.limits));
+	if (c->f.limits == 0)
+		show_polkit(bus);
+}
 
-	if (doctor && !box && bus.bus == 0) {
-		limits_r = client->get_limits(&lim);
-		if (limits_r == 0)
-			item("rtkit-daemon", "answers%s: MaxRealtimePriority %d, MinNiceLevel %d, "
-			     "RTTimeUSecMax %lld us",
-			     bus.rtkit_owner == 0 ? " (started on demand)" : "",
-			     lim.max_realtime_priority, lim.min_nice_level,
-			     (long long)lim.rttime_usec_max);
-		else if (limits_r == -ENOTCONN && bus.rtkit_owner == 0 && bus.rtkit_activatable == 0)
-			item("rtkit-daemon", "not running, and the bus cannot start it");
-		else
-			item("rtkit-daemon", "does not answer: %s", rtrun_rtkit_strerror(limits_r));
+static void show_grant(struct check *c, int grant_r)
+{
+	const struct rtrun_rt_result *res = &c->res;
+	char pol[64], mapped[160], why[256];
 
-		if (bus.polkit == 1)
-			item("polkit", "allows org.freedesktop.RealtimeKit1.acquire-real-time here");
-		else if (bus.polkit == 2)
-			item("polkit", "would allow acquire-real-time only after authentication, "
-			     "which rtkit never asks for");
-		else if (bus.polkit == 0)
-			item("polkit", "refuses org.freedesktop.RealtimeKit1.acquire-real-time here");
-		else if (bus.polkit == -ENOTCONN) /* polkit's name has no owner on the bus */
-			item("polkit", "polkitd is not running: rtkit refuses every request without it");
-		else
-			item("polkit", "no answer: %s", bus.polkit_error);
+	rtrun_policy_text(c->granted_policy, pol, sizeof pol);
+	if (c->f.grant_ok && res->d.prio_changed)
+		item("rtkit grant", "a test thread asking for priority %d got %s %d (%s), then "
+		     "dropped", c->want, pol, c->granted_prio,
+		     map_text(&c->cfg, c->lim.max_realtime_priority, mapped, sizeof mapped));
+	else if (c->f.grant_ok)
+		item("rtkit grant", "a test thread got %s %d (then dropped)", pol, c->granted_prio);
+	else if (res->d.why == RTSHIM_WHY_REFUSED && grant_r == -EPERM && res->d.why_err == -EPERM)
+		item("rtkit grant", "refused (EPERM) although RLIMIT_RTTIME and the priority were "
+		     "within rtkit's limits: %s", c->f.polkit == RTRUN_POLKIT_YES
+		     ? "rtkit itself refuses (canary)" : "polkit said no");
+	else
+		item("rtkit grant", "%s: %s", res->d.why == RTSHIM_WHY_REFUSED ? "refused"
+		     : "not asked", rtrun_rt_error_text(res, why, sizeof why));
+}
+
+/* The honest answer: ask for a helper thread exactly as the shim would under these options
+ * (the decision core), then drop it. */
+static void try_grant(struct check *c)
+{
+	struct rtrun_rt_request req = {
+		.pid = 0, .priority = c->want, .policy = SCHED_RR, .cfg = &c->cfg,
+		.guard_in_command = true,
+	};
+	struct helper h;
+	int r = helper_start(&h);
+
+	if (r < 0) {
+		item("rtkit grant", "not tried: cannot start a test thread: %s", strerror(-r));
+		return;
 	}
+	req.tid = h.tid;
+	r = rtrun_make_realtime(&req, &c->res);
+	c->f.grant_ok = r == 0 &&
+			rtrun_thread_sched(h.tid, &c->granted_policy, &c->granted_prio) == 0;
+	drop(h.tid);
+	helper_stop(&h);
+	show_grant(c, r);
+}
 
-	/* The honest answer: ask for a helper thread exactly as the shim would under these
-	 * options (the decision core), then drop it. */
-	if (limits_r == 0) {
-		if ((grant_r = helper_start(&h)) == 0) {
-			struct rtrun_rt_request req = {
-				.pid = 0, .tid = h.tid, .priority = want, .policy = SCHED_RR, .cfg = &cfg,
-				.guard_in_command = true,
-			};
+/* "programs started with rtrun get" or, for --check PROGRAM, "jackd started with rtrun gets" */
+static const char *subject(const struct check *c, char *buf, size_t size)
+{
+	if (c->program_arg)
+		snprintf(buf, size, "%s started with rtrun gets", c->program_arg);
+	else
+		snprintf(buf, size, "programs started with rtrun get");
+	return buf;
+}
 
-			grant_r = rtrun_make_realtime(&req, &res);
-			if (grant_r == 0 && rtrun_thread_sched(h.tid, &granted_policy, &granted_prio) == 0)
-				grant_ok = true;
-			drop(h.tid);
-			helper_stop(&h);
-			if (grant_ok && res.d.prio_changed)
-				item("rtkit grant", "a test thread asking for priority %d got %s %d (%s), "
-				     "then dropped", want, rtrun_policy_text(granted_policy, pol, sizeof pol),
-				     granted_prio, map_text(&cfg, lim.max_realtime_priority, mapped,
-							    sizeof mapped));
-			else if (grant_ok)
-				item("rtkit grant", "a test thread got %s %d (then dropped)",
-				     rtrun_policy_text(granted_policy, pol, sizeof pol), granted_prio);
-			else if (res.d.why == RTSHIM_WHY_REFUSED && grant_r == -EPERM &&
-				 res.d.why_err == -EPERM)
-				item("rtkit grant", "refused (EPERM) although RLIMIT_RTTIME and the "
-				     "priority were within rtkit's limits: %s",
-				     bus.polkit == 1 ? "rtkit itself refuses (canary)" : "polkit said no");
-			else
-				item("rtkit grant", "%s: %s", res.d.why == RTSHIM_WHY_REFUSED ? "refused"
-				     : "not asked", rtrun_rt_error_text(&res, why, sizeof why));
-		} else {
-			item("rtkit grant", "not tried: cannot start a test thread: %s",
-			     strerror(-grant_r));
-		}
+static void say_yes(const struct check *c, enum rtrun_answer answer)
+{
+	char pol[64], mapped[160], who[PATH_MAX + 64];
+
+	subject(c, who, sizeof who);
+	if (answer == RTRUN_YES_DIRECT) {
+		printf("yes: %s realtime directly, at the priority they ask for up to %d%s.\n", who,
+		       c->direct_max, c->f.grant_ok && c->direct_max < 99
+		       ? "; higher requests go through rtkit" : "");
+		return;
 	}
-	putchar('\n');
-	/* rtkit's own answer, when it was asked (the program would see EPERM in every case) */
-	rtkit_said = res.d.why == RTSHIM_WHY_REFUSED ? res.d.why_err : 0;
+	printf("yes: %s realtime through rtkit: %s at priority 1..%d (%s).\n", who,
+	       rtrun_policy_text(c->granted_policy, pol, sizeof pol), c->lim.max_realtime_priority,
+	       map_text(&c->cfg, c->lim.max_realtime_priority, mapped, sizeof mapped));
+	if (c->cfg.runaway == RTSHIM_RUNAWAY_DEMOTE)
+		printf("note: their hard RLIMIT_RTTIME becomes %llu us; a realtime thread that runs "
+		       "%llu us without sleeping is demoted to SCHED_OTHER so that the kernel does "
+		       "not kill the program (--runaway).\n", (unsigned long long)c->res.d.hard,
+		       (unsigned long long)c->res.d.soft);
+	else
+		printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that runs "
+		       "that long without sleeping is killed (--runaway kill).\n",
+		       (unsigned long long)c->res.d.hard);
+	if (c->box)
+		printf("note: inside this %s sandbox requests go through the Realtime portal "
+		       "(xdg-desktop-portal), which forwards them to rtkit.\n", c->box);
+}
 
-	if (shim_r < 0) {
-		printf("no: rtrun cannot preload librtshim.so.\n");
+/* The fixes for what stands before rtkit: the shim, the program, the client, the bus.  false
+ * for any other. */
+static bool say_fix_setup(const struct check *c, enum rtrun_fix fix)
+{
+	switch (fix) {
+	case RTRUN_FIX_INSTALL_SHIM:
 		printf("fix: reinstall rtshim (make install) so that librtshim.so is in "
 		       "<prefix>/lib/<multiarch>/rtshim beside <prefix>/bin/rtrun.\n");
-		return 1;
-	}
-	if (direct_ok) {
-		printf("yes: programs started with rtrun get realtime directly, at the priority they "
-		       "ask for up to %d%s.\n", direct_max,
-		       grant_ok && direct_max < 99 ? "; higher requests go through rtkit" : "");
-		return 0;
-	}
-	if (grant_ok) {
-		printf("yes: programs started with rtrun get realtime through rtkit: %s at priority "
-		       "1..%d (%s).\n", rtrun_policy_text(granted_policy, pol, sizeof pol),
-		       lim.max_realtime_priority,
-		       map_text(&cfg, lim.max_realtime_priority, mapped, sizeof mapped));
-		if (cfg.runaway == RTSHIM_RUNAWAY_DEMOTE)
-			printf("note: their hard RLIMIT_RTTIME becomes %llu us; a realtime thread that "
-			       "runs %llu us without sleeping is demoted to SCHED_OTHER so that the kernel "
-			       "does not kill the program (--runaway).\n",
-			       (unsigned long long)res.d.hard, (unsigned long long)res.d.soft);
-		else
-			printf("note: their hard RLIMIT_RTTIME becomes %llu us: a realtime thread that "
-			       "runs that long without sleeping is killed (--runaway kill).\n",
-			       (unsigned long long)res.d.hard);
-		if (box)
-			printf("note: inside this %s sandbox requests go through the Realtime portal "
-			       "(xdg-desktop-portal), which forwards them to rtkit.\n", box);
-		return 0;
-	}
-
-	printf("no: programs started with rtrun will not get realtime.\n");
-	if (res.nice)
-		printf("note: their threads that ask for realtime get rtkit's nice level %d instead "
-		       "(--nice-fallback=refused, the default); their calls still fail as they would "
-		       "without rtrun.\n", lim.min_nice_level);
-	if (!doctor) {
+		break;
+	case RTRUN_FIX_PROGRAM:
+		printf("fix: use rtrun -p N to make its main thread realtime before it starts, or "
+		       "rtrun --pid PID -p N for its threads once it runs.\n");
+		break;
+	case RTRUN_FIX_INSTALL_CLIENT:
 		printf("fix: reinstall rtshim (make install) so that %s is beside librtshim.so "
-		       "(%s), with libdbus-1 installed.\n", RTSHIM_CLIENT_FILE, shim.native);
-		return 1;
-	}
-	if (box && limits_r < 0) {
+		       "(%s), with libdbus-1 installed.\n", RTSHIM_CLIENT_FILE, c->shim.native);
+		break;
+	case RTRUN_FIX_PORTAL:
 		printf("fix: inside a %s sandbox rtshim asks the Realtime portal "
 		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
 		       "make sure xdg-desktop-portal runs on the host and the sandbox may talk to "
-		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", box);
-	} else if (bus.bus == -ETIMEDOUT) {
+		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", c->box);
+		break;
+	case RTRUN_FIX_BUS_HUNG:
 		printf("fix: the system bus (%s) did not answer within %d ms: its dbus-daemon may be "
 		       "hung or stopped; restart it (systemctl restart dbus), or give a longer "
-		       "--timeout.\n", bus.address, timeout);
-	} else if (bus.bus < 0) {
-		if (box)
-			printf("fix: this %s sandbox has no system bus; give it access "
-			       "(flatpak: --system-talk-name=org.freedesktop.RealtimeKit1) or run the "
-			       "program outside the sandbox.\n", box);
-		else
-			printf("fix: start the system bus (dbus-daemon --system, or systemctl start "
-			       "dbus), or point DBUS_SYSTEM_BUS_ADDRESS at it (now: %s).\n",
-			       bus.address);
-	} else if (limits_r == -ENOTCONN && access(RTRUN_RTKIT_DAEMON, X_OK) == 0) {
+		       "--timeout.\n", c->bus.address, c->cfg.timeout_ms);
+		break;
+	case RTRUN_FIX_START_BUS:
+		printf("fix: start the system bus (dbus-daemon --system, or systemctl start dbus), or "
+		       "point DBUS_SYSTEM_BUS_ADDRESS at it (now: %s).\n", c->bus.address);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static const char polkit_fix[] =
+	"fix: polkit refuses realtime to this session. rtkit's shipped policy allows only active "
+	"local sessions (not SSH, not inactive ones): log in at the seat, or allow it with a rule, "
+	"e.g. as root in /etc/polkit-1/rules.d/49-rtkit-audio.rules:\n%s"
+	"     then add yourself to the group the rule names (adduser %s audio) and log in again: a "
+	"group takes effect only in a new login session.\n";
+
+/* The fixes once the bus answers: rtkit, the limits, polkit. */
+static void say_fix_rtkit(const struct check *c, enum rtrun_fix fix)
+{
+	char why[256];
+	int max = c->lim.max_realtime_priority;
+
+	switch (fix) {
+	case RTRUN_FIX_START_RTKIT:
 		printf("fix: rtkit is installed (%s) but not running, and the bus did not start it: "
 		       "start it (systemctl start rtkit-daemon, or service rtkit start), and check "
 		       "its log (journalctl -u rtkit-daemon, or syslog).\n", RTRUN_RTKIT_DAEMON);
-	} else if (limits_r == -ENOTCONN) {
+		break;
+	case RTRUN_FIX_INSTALL_RTKIT:
 		printf("fix: install and enable rtkit (Debian/Ubuntu: apt install rtkit; it is "
 		       "started on demand through the bus).\n");
-	} else if (limits_r == -ETIMEDOUT || rtkit_said == -ETIMEDOUT) {
+		break;
+	case RTRUN_FIX_RTKIT_HUNG:
 		printf("fix: rtkit-daemon did not answer within %d ms: it may be hung; restart it "
-		       "(systemctl restart rtkit-daemon), or give a longer --timeout.\n", timeout);
-	} else if (limits_r < 0) {
+		       "(systemctl restart rtkit-daemon), or give a longer --timeout.\n",
+		       c->cfg.timeout_ms);
+		break;
+	case RTRUN_FIX_NOT_RTKIT:
 		printf("fix: whatever answers as org.freedesktop.RealtimeKit1 is not a working "
-		       "rtkit-daemon (%s).\n", rtrun_rtkit_strerror(limits_r));
-	} else if (res.d.why == RTSHIM_WHY_RTTIME_ZERO) {
+		       "rtkit-daemon (%s).\n", rtrun_rtkit_strerror(c->f.limits));
+		break;
+	case RTRUN_FIX_RTTIME_ZERO:
 		printf("fix: RLIMIT_RTTIME is 0 in this shell, so a realtime thread would be killed at "
 		       "once; start programs from a shell without that limit.\n");
-	} else if (res.d.why == RTSHIM_WHY_STRICT) {
+		break;
+	case RTRUN_FIX_STRICT:
 		printf("fix: --strict (RTSHIM_STRICT=1) refuses priority %d, above rtkit's maximum %d: "
-		       "ask for 1..%d, or drop --strict to have it lowered.\n", want,
-		       lim.max_realtime_priority, lim.max_realtime_priority);
-	} else if (rtkit_said == -EPERM && (bus.polkit == 0 || bus.polkit == 2)) {
-		printf("fix: polkit refuses realtime to this session. rtkit's shipped policy allows "
-		       "only active local sessions (not SSH, not inactive ones): log in at the seat, "
-		       "or allow it with a rule, e.g. as root in "
-		       "/etc/polkit-1/rules.d/49-rtkit-audio.rules:\n%s"
-		       "     then add yourself to the group the rule names (adduser %s audio) and log "
-		       "in again: a group takes effect only in a new login session.\n", polkit_rule,
-		       pw ? pw->pw_name : "$USER");
-	} else if (rtkit_said == -EPERM) {
+		       "ask for 1..%d, or drop --strict to have it lowered.\n", c->want, max, max);
+		break;
+	case RTRUN_FIX_POLKIT:
+		printf(polkit_fix, polkit_rule, c->pw ? c->pw->pw_name : "$USER");
+		break;
+	case RTRUN_FIX_CANARY:
 		printf("fix: rtkit refused although polkit allows it: rtkit refuses everything for "
 		       "300 s after its canary fired (see rtkit-daemon's log); try again later.\n");
-	} else if (rtkit_said == -ENOENT) {
+		break;
+	case RTRUN_FIX_NO_POLKITD:
 		printf("fix: rtkit could not check the request: polkitd is not running, or rtrun runs "
 		       "in a PID namespace of its own (a container); start polkitd, or run on the "
 		       "host.\n");
-	} else if (rtkit_said == -EBUSY) {
+		break;
+	case RTRUN_FIX_BUDGET:
 		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
-		       "processes, 26 requests per 20 s for all your programs): end other realtime "
+		       "processes, 25 requests per 20 s for all your programs): end other realtime "
 		       "programs or wait 20 s.\n");
-	} else {
-		printf("fix: %s.\n", rtrun_rt_error_text(&res, why, sizeof why));
+		break;
+	default:
+		printf("fix: %s.\n", rtrun_rt_error_text(&c->res, why, sizeof why));
+		break;
 	}
+}
+
+static int say_verdict(const struct check *c)
+{
+	struct rtrun_verdict v = rtrun_verdict(&c->f);
+	char who[PATH_MAX + 64];
+
+	putchar('\n');
+	if (v.answer != RTRUN_NO) {
+		say_yes(c, v.answer);
+		return 0;
+	}
+	if (v.fix == RTRUN_FIX_INSTALL_SHIM) {
+		printf("no: rtrun cannot preload librtshim.so.\n");
+	} else {
+		subject(c, who, sizeof who);
+		/* "… get" / "… gets" → "… will not get" */
+		printf("no: %.*s will not get realtime.\n", (int)(strrchr(who, ' ') - who), who);
+	}
+	if (c->res.nice && v.fix != RTRUN_FIX_PROGRAM)
+		printf("note: their threads that ask for realtime get rtkit's nice level %d instead "
+		       "(--nice-fallback=refused, the default); their calls still fail as they would "
+		       "without rtrun.\n", c->lim.min_nice_level);
+	if (!say_fix_setup(c, v.fix))
+		say_fix_rtkit(c, v.fix);
 	return 1;
+}
+
+int rtrun_check(const struct rtrun_options *o, char *const *program)
+{
+	struct check c = {
+		.o = o, .want = o->priority ? o->priority : 1, .pw = getpwuid(getuid()),
+		.box = sandbox(), .cap = rtrun_have_cap_sys_nice(),
+		.f = { .bus = -ENOTCONN, .limits = -ENOTCONN, .polkit = -ENOTCONN,
+		       .rtkit_installed = access(RTRUN_RTKIT_DAEMON, X_OK) == 0 },
+	};
+	int bad = 0, r;
+
+	/* what the shim in a command started with these options would use, its timeout included */
+	if (rtrun_options_to_env(o) < 0)
+		return 1;
+	rtshim_config_load(&c.cfg, getenv, config_warn, &bad);
+	rtrun_client_set_timeout_ms(c.cfg.timeout_ms);
+
+	if (program[0] && (r = find_program(&c, program[0])) != 0)
+		return r;
+	printf("rtrun --check for user %s (uid %u)\n\n", c.pw ? c.pw->pw_name : "?",
+	       (unsigned)getuid());
+	show_limits(&c);
+	show_setup(&c, bad);
+	if (c.program_arg)
+		show_program(&c);
+	try_direct(&c);
+	if (c.doctor && c.box)
+		probe_portal(&c);
+	else if (c.doctor)
+		probe_bus(&c);
+	if (c.f.limits == 0)
+		try_grant(&c);
+	/* rtkit's own answer, when it was asked (the program would see EPERM in every case) */
+	c.f.why = c.res.d.why;
+	c.f.rtkit_said = c.res.d.why == RTSHIM_WHY_REFUSED ? c.res.d.why_err : 0;
+	return say_verdict(&c);
 }

@@ -64,7 +64,7 @@ static const struct option longopts[] = {
 static void usage(void)
 {
 	fputs("Usage: rtrun [OPTIONS] [--] COMMAND [ARG...]\n"
-	      "       rtrun --check [OPTIONS]\n"
+	      "       rtrun --check [OPTIONS] [PROGRAM]\n"
 	      "       rtrun --pid ID -p N [-a] [OPTIONS]\n"
 	      "       rtrun --status [PID]\n"
 	      "\n"
@@ -110,8 +110,9 @@ static void usage(void)
 	      "                       instead: always (the default of this option: never ask\n"
 	      "                       for realtime), refused (the shim's default: when rtkit\n"
 	      "                       refuses realtime), off; the program's call still fails\n"
-	      "      --check          tell whether programs started with rtrun get realtime here,\n"
-	      "                       and what to fix if not (exit status 0 yes, 1 no)\n"
+	      "      --check [PROGRAM] tell whether programs (or PROGRAM) started with rtrun get\n"
+	      "                       realtime here, and what to fix if not (exit status 0 yes,\n"
+	      "                       1 no)\n"
 	      "      --pid ID         make a running thread realtime at priority -p N, like\n"
 	      "                       chrt -p: process ID's main thread, or thread ID\n"
 	      "  -a, --all-tasks      with --pid: every thread of the process, like chrt -a\n"
@@ -295,10 +296,10 @@ int main(int argc, char **argv)
 	if (o.top_text && strcmp(o.map_text ? o.map_text
 			 : getenv("RTSHIM_PRIO_MAP") ? getenv("RTSHIM_PRIO_MAP") : "clamp", "offset"))
 		rtrun_log(RTRUN_WARNING, "--top %s has an effect only with --map offset", o.top_text);
-	if ((o.check || o.pid) && optind < argc)
-		return usage_error("%s takes no command", o.check ? "--check" : "--pid");
+	if (o.pid && optind < argc)
+		return usage_error("%s", "--pid takes no command");
 	if (o.check)
-		return rtrun_check(&o);
+		return rtrun_check(&o, argv + optind);
 	if (o.pid)
 		return rtrun_pid(&o);
 	if (optind >= argc)

@@ -27,9 +27,6 @@
 #endif
 
 #define RTRUN_SHIM_FILE "librtshim.so"
-/* --check waits this long for the bus, rtkit and polkit unless --timeout says otherwise
- * (the first call may have to activate rtkit-daemon). */
-#define RTRUN_CHECK_TIMEOUT_MS 2000
 /* --check: where Debian installs rtkit-daemon, and the RLIMIT_MEMLOCK below which it warns
  * (jackd locks its memory; 64 MiB holds a JACK server and a few clients). */
 #define RTRUN_RTKIT_DAEMON "/usr/libexec/rtkit-daemon"
@@ -126,6 +123,32 @@ int rtrun_elf_inspect(int fd, struct rtrun_elf *out);
 /* Debian multiarch tuple of an ELF class/machine ("i386-linux-gnu"), or NULL if unknown. */
 const char *rtrun_elf_multiarch(int elf_class, int machine);
 
+/* command.c — will the dynamic loader load librtshim.so into a command? */
+enum rtrun_reach {
+	RTRUN_REACH_YES = 0,          /* dynamically linked, for an architecture with a shim */
+	RTRUN_REACH_UNKNOWN,          /* cannot be read (execute-only): the loader may load it */
+	RTRUN_REACH_SETUID,           /* secure execution: the loader ignores LD_PRELOAD */
+	RTRUN_REACH_SETGID,
+	RTRUN_REACH_FILE_CAPS,
+	RTRUN_REACH_STATIC,           /* no PT_INTERP: no loader at all */
+	RTRUN_REACH_GO,               /* Go makes its system calls itself */
+	RTRUN_REACH_NO_SHIM_FOR_ARCH, /* another architecture, whose librtshim.so is not installed */
+	RTRUN_REACH_OTHER_ARCH,       /* an architecture rtrun knows no shim for */
+};
+struct rtrun_command {
+	enum rtrun_reach reach;
+	char name[PATH_MAX];          /* the command, or the interpreter of a script */
+	int err;                      /* UNKNOWN: why it could not be opened */
+	const char *multiarch;        /* another architecture's tuple, when known */
+	char other_shim[PATH_MAX + 64]; /* YES: that architecture's librtshim.so */
+};
+/* COMMAND as given and `path`, where rtrun_resolve_command found it. */
+void rtrun_command_reach(const char *cmd, const char *path, const struct rtrun_shim *shim,
+			 struct rtrun_command *out);
+/* The answer in one clause ("X is statically linked: LD_PRELOAD has no effect on it, ..."). */
+const char *rtrun_reach_text(const struct rtrun_command *c, const struct rtrun_shim *shim,
+			     char *buf, size_t size);
+
 /* run.c */
 
 /* Resolve COMMAND as execvp(3) would (PATH search when it has no '/').  0 and the path, or
@@ -179,8 +202,9 @@ int rtrun_list_threads(pid_t pid, pid_t **out, size_t *count);
 void rtrun_comm_of(pid_t pid, pid_t tid, char *buf, size_t size);
 bool rtrun_thread_exists(pid_t pid, pid_t tid);
 
-/* check.c / pid.c: exit status 0 (yes / all threads) or 1. */
-int rtrun_check(const struct rtrun_options *o);
+/* check.c / pid.c: exit status 0 (yes / all threads) or 1.  rtrun_check answers for the
+ * command program[0] when given (NULL-terminated; 127 when it is not found). */
+int rtrun_check(const struct rtrun_options *o, char *const *program);
 int rtrun_pid(const struct rtrun_options *o);
 /* status.c: `rtrun --status [PID]`; exit status 0, or 1 when PID does not exist. */
 int rtrun_status(const struct rtrun_options *o);

@@ -8,16 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "rtrun.h"
-
-#ifndef RTSHIM_MULTIARCH
-#define RTSHIM_MULTIARCH "x86_64-linux-gnu"
-#endif
 
 int rtrun_resolve_command(const char *cmd, char *path, size_t size)
 {
@@ -115,114 +109,23 @@ int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cf
 	return 0;
 }
 
-static bool nosuid_mount(const char *path)
-{
-	struct statvfs sv;
-
-	return statvfs(path, &sv) == 0 && (sv.f_flag & ST_NOSUID);
-}
-
-/* What rtrun itself is: the native ELF class and machine. */
-static void native_elf(struct rtrun_elf *self)
-{
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-
-	memset(self, 0, sizeof *self);
-	if (fd >= 0) {
-		rtrun_elf_inspect(fd, self);
-		close(fd);
-	}
-}
-
 /* Tell, before exec, when the dynamic loader will not load the shim into COMMAND. */
 static void warn_about_command(const char *cmd, const char *path, const struct rtrun_shim *shim,
-			       const struct rtrun_options *o, int depth)
+			       const struct rtrun_options *o)
 {
 	const char *hint = o->priority
 		? "only its main thread gets realtime (from -p); use rtrun --pid PID for its other "
 		  "threads once it runs"
 		: "use rtrun -p N to make its main thread realtime, or rtrun --pid PID once it runs";
-	struct rtrun_elf elf, self;
-	struct stat st;
-	ssize_t caps;
-	int fd, r;
+	struct rtrun_command c;
+	char text[2 * PATH_MAX + 256];
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		/* Execute-only: the loader will still run it; we just cannot look inside. */
-		rtrun_log(RTRUN_DEBUG, "cannot inspect %s: open: %s", path, strerror(errno));
-		return;
-	}
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return;
-	}
-	if (depth == 0 && !nosuid_mount(path)) {
-		bool setuid = (st.st_mode & S_ISUID) && st.st_uid != getuid();
-		bool setgid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getgid();
-
-		if (setuid || setgid) {
-			rtrun_log(RTRUN_WARNING, "%s is set-%s-ID: the dynamic loader ignores LD_PRELOAD "
-				  "for it, so librtshim.so cannot help; %s", cmd,
-				  setuid ? "user" : "group", hint);
-		} else {
-			caps = fgetxattr(fd, "security.capability", NULL, 0);
-			if (caps > 0 && getuid() != 0)
-				rtrun_log(RTRUN_WARNING, "%s has file capabilities (security.capability): "
-					  "the dynamic loader ignores LD_PRELOAD for it, so "
-					  "librtshim.so cannot help; %s", cmd, hint);
-		}
-	}
-
-	r = rtrun_elf_inspect(fd, &elf);
-	close(fd);
-	if (r < 0)
-		return;
-	if (elf.is_script) {
-		/* The kernel runs the interpreter: that is what the loader preloads into. */
-		if (depth == 0 && elf.interpreter[0] == '/')
-			warn_about_command(elf.interpreter, elf.interpreter, shim, o, depth + 1);
-		return;
-	}
-	if (!elf.is_elf)
-		return;
-	if (elf.native_endian && !elf.has_interp) {
-		rtrun_log(RTRUN_WARNING, "%s is statically linked: LD_PRELOAD has no effect on it, so "
-			  "librtshim.so cannot help; %s", cmd, hint);
-		return;
-	}
-	if (elf.go) {
-		rtrun_log(RTRUN_WARNING, "%s is a Go program: Go makes its system calls itself, so "
-			  "librtshim.so sees none of its own scheduling requests (only those of C "
-			  "libraries it calls); %s", cmd, hint);
-		return;
-	}
-
-	native_elf(&self);
-	if (self.is_elf && (elf.elf_class != self.elf_class || elf.machine != self.machine ||
-			    !elf.native_endian)) {
-		const char *ma = elf.native_endian ? rtrun_elf_multiarch(elf.elf_class, elf.machine)
-						   : NULL;
-		char other[PATH_MAX + 64];
-		struct stat sst;
-
-		if (ma && shim->lib_token &&
-		    snprintf(other, sizeof other, "%s/lib/%s/rtshim/%s", shim->prefix, ma,
-			     RTRUN_SHIM_FILE) < (int)sizeof other &&
-		    stat(other, &sst) == 0) {
-			rtrun_log(RTRUN_DEBUG, "%s is a %s program: the loader will take %s", cmd, ma,
-				  other);
-			return;
-		}
-		if (ma && shim->lib_token)
-			rtrun_log(RTRUN_WARNING, "%s is a %s program and no librtshim.so for it is "
-				  "installed (%s/lib/%s/rtshim/%s): the dynamic loader will skip the "
-				  "shim; %s", cmd, ma, shim->prefix, ma, RTRUN_SHIM_FILE, hint);
-		else
-			rtrun_log(RTRUN_WARNING, "%s is built for another architecture (%s) than "
-				  "librtshim.so (%s): the dynamic loader will skip the shim; %s", cmd,
-				  ma ? ma : "unknown", RTSHIM_MULTIARCH, hint);
-	}
+	rtrun_command_reach(cmd, path, shim, &c);
+	rtrun_reach_text(&c, shim, text, sizeof text);
+	if (c.reach == RTRUN_REACH_YES || c.reach == RTRUN_REACH_UNKNOWN)
+		rtrun_log(RTRUN_DEBUG, "%s", text);
+	else
+		rtrun_log(RTRUN_WARNING, "%s; %s", text, hint);
 }
 
 /* -p N: make this (the main) thread realtime; exec keeps the thread and its policy.  false
@@ -307,7 +210,7 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 
 	r = rtrun_resolve_command(argv[0], path, sizeof path);
 	if (r == 0) {
-		warn_about_command(argv[0], path, &shim, o, 0);
+		warn_about_command(argv[0], path, &shim, o);
 		if (o->priority && !main_thread_realtime(o, &cfg, argv[0]) && o->require_rt)
 			return RTRUN_EXIT_ERROR;
 	}

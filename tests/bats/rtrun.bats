@@ -109,7 +109,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 		"--timeout 0 true" "--timeout 60001 true" "--timeout 10ms true"
 		"--pid 0" "--pid x" "--pid -1" "--pid"
 		"--no-such-option true" "-x true" "-p"
-		"--check --pid 1" "--check true" "--pid 1 true"
+		"--check --pid 1" "--pid 1 true"
 		"--pid 1" "-a true" "--all-tasks -p 5 true" "--require-rt true"
 	)
 	local args
@@ -751,6 +751,65 @@ ask() {
 	[[ $output == *"system bus      unix:path=$TB_DIR/bus does not answer: no answer within 300 ms"* ]]
 	[[ $output == *"fix: the system bus (unix:path=$TB_DIR/bus) did not answer within 300 ms"* ]]
 	[[ $output != *"rtkit grant"* ]]
+}
+
+@test "--check with rtkit-daemon stopped (SIGSTOP): one answer, rtkit hung, within the request timeout" {
+	kill -STOP "$(tb_pid rtkit)"
+	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check; s=$?
+		echo "status=$s ms=$((($(date +%s%N) - t0) / 1000000))"' sh "$RTRUN"
+	kill -CONT "$(tb_pid rtkit)"
+	echo "$output"
+	[[ ${lines[-1]} =~ ^status=1\ ms=([0-9]+)$ ]]
+	# the request timeout (500 ms), not a longer one of --check's own
+	((BASH_REMATCH[1] < 2000))
+	grep -Fx "  system bus      unix:path=$TB_DIR/bus answers" <<<"$output"
+	grep -Fx "  rtkit-daemon    does not answer within 500 ms, while the bus does: hung or stopped" <<<"$output"
+	# rtkit never asked polkit: polkit's answer is not given as if it counted
+	[[ $output != *"polkit  "* && $output != *"rtkit grant"* ]]
+	grep -Fx "no: programs started with rtrun will not get realtime." <<<"$output"
+	grep -Fx "fix: rtkit-daemon did not answer within 500 ms: it may be hung; restart it (systemctl restart rtkit-daemon), or give a longer --timeout." <<<"$output"
+}
+
+@test "--check PROGRAM: a dynamically linked program: yes, and the line that says why" {
+	run -0 as_user "$RTRUN" --check true
+	grep -Fx "  program         true is dynamically linked: the loader will load librtshim.so into it" <<<"$output"
+	grep -Fx "yes: true started with rtrun gets realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (--map clamp: requests above $MAXPRIO get $MAXPRIO)." <<<"$output"
+}
+
+@test "--check PROGRAM: static, Go, set-user-ID programs: no, why, and -p / --pid as the fix, exit 1" {
+	local p
+	for p in static-true go-true suid-true; do
+		run -1 as_user "$RTRUN" --check "$WORK/$p"
+		grep -Fx "no: $WORK/$p started with rtrun will not get realtime." <<<"$output"
+		grep -Fx "fix: use rtrun -p N to make its main thread realtime before it starts, or rtrun --pid PID -p N for its threads once it runs." <<<"$output"
+	done
+	run -1 as_user "$RTRUN" --check "$WORK/static-true"
+	grep -Fx "  program         $WORK/static-true is statically linked: LD_PRELOAD has no effect on it, so librtshim.so cannot help" <<<"$output"
+	run -1 as_user "$RTRUN" --check "$WORK/go-true"
+	grep -Fx "  program         $WORK/go-true is a Go program: Go makes its system calls itself, so librtshim.so sees none of its own scheduling requests (only those of C libraries it calls)" <<<"$output"
+	run -1 as_user "$RTRUN" --check "$WORK/suid-true"
+	grep -Fx "  program         $WORK/suid-true is set-user-ID: the dynamic loader ignores LD_PRELOAD for it, so librtshim.so cannot help" <<<"$output"
+	# root has the direct call: the program's own requests succeed without the shim
+	run -0 as_root "$RTRUN" --check "$WORK/static-true"
+	grep -Fx "yes: $WORK/static-true started with rtrun gets realtime directly, at the priority they ask for up to 99." <<<"$output"
+}
+
+@test "--check PROGRAM: a program not found: exit 127, said on stderr, nothing on stdout" {
+	run -127 --separate-stderr as_user "$RTRUN" --check no-such-program-here
+	[ "$stderr" = "rtrun: no-such-program-here: command not found" ]
+	[ -z "$output" ]
+}
+
+@test "--map offset without --top: one warning and the clamp, in the program and in --check" {
+	local p
+	for p in 70 65; do
+		run -0 --separate-stderr as_user "$RTRUN" --map offset chrt -f "$p" sh -c 'chrt -p $$'
+		[ "$stderr" = 'rtrun: warning: RTSHIM_PRIO_MAP="offset" is not valid (accepted: clamp, scale, or offset together with RTSHIM_TOP (--top)): the shim will use clamp' ]
+		[[ $output == *"current scheduling priority: $MAXPRIO" ]]
+	done
+	run -0 as_user "$RTRUN" --check --map offset -p 70
+	grep -Fx '  environment     RTSHIM_PRIO_MAP="offset" is not valid (accepted: clamp, scale, or offset together with RTSHIM_TOP (--top)): the shim uses clamp' <<<"$output"
+	grep -Fx "yes: programs started with rtrun get realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (--map clamp: requests above $MAXPRIO get $MAXPRIO)." <<<"$output"
 }
 
 @test "--check with polkitd gone from the bus: polkitd named as not running, exit 1" {
