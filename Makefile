@@ -8,7 +8,17 @@
 
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
-MULTIARCH ?= $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+CC        ?= cc
+# The build machine's own compiler (the GNU name): what "native" means below, whatever $(CC)
+# targets (the i386 sub-make's "cc -m32", a cross build's).
+CC_FOR_BUILD ?= cc
+# Asked once each (:=), not at every use; a sub-make is handed both.
+ifndef MULTIARCH
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+endif
+ifndef NATIVE_MULTIARCH
+NATIVE_MULTIARCH := $(shell $(CC_FOR_BUILD) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+endif
 LIBDIR    ?= $(PREFIX)/lib/$(MULTIARCH)
 PKGLIBDIR ?= $(LIBDIR)/rtshim
 MANDIR    ?= $(PREFIX)/share/man
@@ -17,11 +27,13 @@ DESTDIR   ?=
 VERSION   := 0.1.0
 NPROC     := $(shell nproc 2>/dev/null || echo 2)
 
-CC        ?= cc
 PKG_CONFIG ?= pkg-config
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -fPIC -DRTSHIM_VERSION='"$(VERSION)"'
+# -MMD -MP: each object (and program) writes the headers it read into a .d file beside it,
+# included at the end, so that a changed header rebuilds what uses it.
+DEPFLAGS  := -MMD -MP
+BASE_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(WARN) -fPIC -DRTSHIM_VERSION='"$(VERSION)"' $(DEPFLAGS)
 DBUS_CFLAGS := $(shell $(PKG_CONFIG) --cflags dbus-1 2>/dev/null)
 DBUS_LIBS   := $(shell $(PKG_CONFIG) --libs dbus-1 2>/dev/null)
 UNWIND_CFLAGS := $(shell $(PKG_CONFIG) --cflags libunwind 2>/dev/null)
@@ -42,7 +54,6 @@ B         ?= build
 SAN       :=
 endif
 
-NATIVE_MULTIARCH := $(shell cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 LIBOUT    := $(B)/lib/$(MULTIARCH)/rtshim
 # Objects and test programs of a foreign architecture (the i386 build) go beside the native ones.
 ifeq ($(MULTIARCH),$(NATIVE_MULTIARCH))
@@ -101,6 +112,7 @@ I386_PC   := /usr/lib/i386-linux-gnu/pkgconfig
 I386      ?= $(if $(filter x86_64-linux-gnu,$(MULTIARCH)),$(wildcard $(I386_PC)/dbus-1.pc))
 I386_PKGLIBDIR ?= $(PREFIX)/lib/i386-linux-gnu/rtshim
 I386_MAKE = $(MAKE) --no-print-directory MULTIARCH=i386-linux-gnu CC="$(CC) -m32" \
+  NATIVE_MULTIARCH=$(NATIVE_MULTIARCH) \
   PKG_CONFIG_PATH=$(I386_PC) PKG_CONFIG_LIBDIR=$(I386_PC):/usr/share/pkgconfig I386=
 # (added here, not on the `all:`/`tests:` lines above: make expands prerequisites where it
 # reads them).  i386 waits for i386-all, so two sub-makes never build the same files at once.
@@ -113,30 +125,30 @@ i386: i386-all
 i386-shim: $(SHIM) $(CLIENT)
 i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
-$(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c $(wildcard daemon-client/*.h) core/sandbox.h
+$(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore $(DBUS_CFLAGS) -c -o $@ $<
 
 # The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
-$(B)/obj/$(MULTIARCH)/core/%.o: core/%.c $(wildcard core/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/core/%.o: core/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Idaemon-client -c -o $@ $<
 
-$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c $(wildcard shim/*.h core/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Idaemon-client -c -o $@ $<
 
 # Assembly (core/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
 $(B)/obj/$(MULTIARCH)/core/%.o: core/%.S
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -fPIC $(CFLAGS) -c -o $@ $<
+	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.S
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -fPIC $(CFLAGS) -c -o $@ $<
+	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c $(wildcard wrapper/*.h core/*.h) daemon-client/rtkit-client.h
+$(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
@@ -160,14 +172,14 @@ $(TESTOUT)/probes/lib%.so: tests/probes/lib%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -shared -o $@ $< -pthread
 
-$(TESTOUT)/probes/%: tests/probes/%.c $(wildcard tests/probes/*.h) $(PROBELIBS)
+$(TESTOUT)/probes/%: tests/probes/%.c $(PROBELIBS)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
 # rtkit-call drives the daemon client directly: linked with the client's objects, so it runs
 # from any copy of the build tree (no rpath to a library).
-$(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ) daemon-client/rtkit-client.h
+$(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
 	  -pthread -ldl
@@ -176,9 +188,8 @@ $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
-# rtrun's unit tests #include the wrapper/*.c they test (rtrun's main() cannot be linked in).
-$(patsubst tests/unit/%.c,$(TESTOUT)/unit/%,$(filter tests/unit/test-rtrun%,$(UNIT_SRC))): \
-  $(wildcard wrapper/*.c wrapper/*.h)
+# (rtrun's unit tests #include the wrapper/*.c they test, rtrun's main() cannot be linked in:
+# their .d files name them.)
 
 # libFuzzer targets: tests/fuzz/fuzz-NAME.c -> $(B)/tests/fuzz/fuzz-NAME, built with clang
 # (libFuzzer + ASan + UBSan) with the pure shim code they exercise; tests/run runs each for a
@@ -191,7 +202,7 @@ $(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.
 # Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
 # never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.
 BENCHES := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
-$(B)/bench/%: bench/%.c $(wildcard bench/*.h)
+$(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
@@ -249,3 +260,6 @@ uninstall:
 
 clean:
 	rm -rf build build-asan build-tsan
+
+# the headers each object and program was built from (DEPFLAGS)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
