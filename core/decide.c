@@ -1,4 +1,5 @@
-/* decide.c — see decide.h.  The rules, in the order rtshim(7) states them. */
+/* decide.c — see decide.h.  The rules, numbered as in rtshim(7)'s RULES and test-decide.c:
+ * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19 sched_setattr. */
 #include "decide.h"
 
 #include <errno.h>
@@ -185,8 +186,8 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 		d.wait_ms = f->held_ms[kind];
 		return d;
 	}
-	if (kind == RTSHIM_BUDGET_RAISE && f->raise_hold_ms > 0 && f->raise_tid == f->tid &&
-	    f->raise_prio == mapped) {
+	if (kind == RTSHIM_BUDGET_RAISE &&
+	    rtshim_raise_flaps(f->raise_tid, f->raise_prio, f->raise_hold_ms, f->tid, mapped)) {
 		struct rtshim_decision d = no_rt(f, RTSHIM_WHY_FLAPPING, -EBUSY);
 		d.wait_ms = f->raise_hold_ms;
 		return d;
@@ -242,12 +243,89 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 	return d;
 }
 
+/* Rule 8's second half: the raise granted a moment ago (held_tid to held_prio, held for
+ * hold_ms more) is asked again. */
+bool rtshim_raise_flaps(pid_t held_tid, int held_prio, int64_t hold_ms, pid_t tid, int prio)
+{
+	return hold_ms > 0 && held_tid == tid && held_prio == prio;
+}
+
+/* Rules 11-14: a nice level the kernel refused (setpriority, nice). */
+struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f)
+{
+	struct rtshim_nice_decision d = { .step = RTSHIM_NICE_ASK };
+	int want = f->want < -20 ? -20 : f->want; /* the kernel's own clamp */
+
+	/* Rule 11: MakeThreadHighPriority would demote a realtime thread: not asked */
+	if (rtshim_is_rt(f->cur_policy)) {
+		d.step = RTSHIM_NICE_SKIP_RT;
+		return d;
+	}
+	if (f->cur_err < 0) {
+		d.step = RTSHIM_NICE_FAILED;
+		d.err = f->cur_err;
+		return d;
+	}
+	/* Rule 12: within rtkit's MinNiceLevel */
+	d.send = want < f->min_nice_level ? f->min_nice_level : want;
+	d.clamped = d.send != want;
+	/* Rule 13: nicer already than what rtkit would give: nothing to ask */
+	if (f->cur_nice <= d.send) {
+		d.step = RTSHIM_NICE_ALREADY;
+		return d;
+	}
+	/* Rule 14: rtkit refused a nice level a moment ago: its budget is not spent again yet */
+	if (f->held_err < 0) {
+		d.step = RTSHIM_NICE_HELD;
+		d.err = f->held_err;
+	}
+	return d;
+}
+
+/* Rule 15: an explicit realtime attribute is created SCHED_OTHER and promoted. */
+bool rtshim_creation_promotes(bool explicit_sched, int attr_policy, int attr_prio)
+{
+	return explicit_sched && rtshim_is_rt(attr_policy) && attr_prio > 0;
+}
+
+/* Rule 16: the promotion's outcome.  EPERM runs the thread SCHED_OTHER unless RTSHIM_STRICT. */
+bool rtshim_creation_runs(const struct rtshim_config *cfg, int err)
+{
+	return err == 0 || (err == EPERM && !cfg->strict);
+}
+
+/* Rule 17: RTSHIM_INHERIT. */
+bool rtshim_creation_inherits(const struct rtshim_config *cfg, bool attr_inherits,
+			      bool creator_granted, int creator_policy, int creator_prio,
+			      int *policy, int *prio)
+{
+	/* only a thread rtkit made realtime, still realtime now, whose children lose it */
+	if (!cfg->inherit || !attr_inherits || !creator_granted ||
+	    !(creator_policy & SCHED_RESET_ON_FORK))
+		return false;
+	return rtshim_creation_copies(creator_policy, creator_prio, policy, prio);
+}
+
+/* Rule 18 */
 bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio)
 {
 	if (!rtshim_is_rt(creator_policy) || creator_prio < 1)
 		return false;
 	*policy = creator_policy & ~SCHED_RESET_ON_FORK;
 	*prio = creator_prio;
+	return true;
+}
+
+/* Rule 19: sched_setattr refused (EPERM) for a realtime policy with no flag but reset-on-fork,
+ * what sched_setscheduler can say, becomes that sched_setscheduler request.  EPERM means the
+ * kernel has read and checked the attribute.  Anything else keeps the kernel's answer. */
+bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy)
+{
+	if (err != EPERM || (attr_policy != SCHED_FIFO && attr_policy != SCHED_RR) ||
+	    (attr_flags & ~(uint64_t)RTSHIM_ATTR_FLAG_RESET_ON_FORK))
+		return false;
+	*policy = (int)attr_policy |
+		  ((attr_flags & RTSHIM_ATTR_FLAG_RESET_ON_FORK) ? SCHED_RESET_ON_FORK : 0);
 	return true;
 }
 

@@ -1,6 +1,6 @@
 /* decide.h — the decision core: what to do with one scheduling request, as a pure function.
  *
- * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
+ * The shim (shim/hooks-request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
  * all run the same loop:
  *
  *	facts = the request, the configuration
@@ -166,7 +166,49 @@ int rtshim_direct_shim_flag(bool has_policy, int policy, int sent);
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, bool has_policy,
 					       int policy);
 
-/* pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no realtime policy
+/* Rule 8: the same raise (thread, priority) as the one granted a moment ago, still held for
+ * hold_ms: the priority flaps.  Pure. */
+bool rtshim_raise_flaps(pid_t held_tid, int held_prio, int64_t hold_ms, pid_t tid, int prio);
+
+/* Nice levels (setpriority, nice) the kernel refused for a thread of ours or of our user:
+ * rules 11-14.  The facts are read before the decision, the backoff's included. */
+struct rtshim_nice_facts {
+	int want;           /* the level asked (setpriority's prio; nice(): now + increment) */
+	int cur_policy;     /* the thread's policy now, flags included */
+	int cur_nice;       /* its nice level now ... */
+	int cur_err;        /* ... or the negative errno of reading it */
+	int min_nice_level; /* rtkit's MinNiceLevel */
+	int held_err;       /* the nice backoff: rtkit's refusal, while it holds; else 0 */
+};
+enum rtshim_nice_step {
+	RTSHIM_NICE_ASK = 0,   /* ask rtkit for `send` */
+	RTSHIM_NICE_SKIP_RT,   /* a realtime thread: MakeThreadHighPriority would demote it */
+	RTSHIM_NICE_ALREADY,   /* nice enough already: done, rtkit not asked */
+	RTSHIM_NICE_HELD,      /* rtkit refused a moment ago: `err`, not asked */
+	RTSHIM_NICE_FAILED,    /* the thread's level cannot be read: `err` */
+};
+struct rtshim_nice_decision {
+	enum rtshim_nice_step step;
+	int send;     /* the level to ask rtkit for (ASK), or that was compared (ALREADY) */
+	bool clamped; /* send is MinNiceLevel, not what was asked */
+	int err;      /* HELD, FAILED: negative errno */
+};
+struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f);
+
+/* Thread creation, rules 15-18.  Rule 15: pthread_create with PTHREAD_EXPLICIT_SCHED and a
+ * realtime attribute is created SCHED_OTHER and promoted before its start routine runs. */
+bool rtshim_creation_promotes(bool explicit_sched, int attr_policy, int attr_prio);
+/* Rule 16: whether the new thread runs after its promotion returned `err` (positive errno):
+ * EPERM runs it SCHED_OTHER, unless RTSHIM_STRICT makes pthread_create fail instead. */
+bool rtshim_creation_runs(const struct rtshim_config *cfg, int err);
+/* Rule 17: RTSHIM_INHERIT: a thread created (inheriting its scheduling) by a thread that rtkit
+ * made realtime and that still is (its SCHED_RESET_ON_FORK kept) asks for the creator's policy
+ * and priority, already in rtkit's range. */
+bool rtshim_creation_inherits(const struct rtshim_config *cfg, bool attr_inherits,
+			      bool creator_granted, int creator_policy, int creator_prio,
+			      int *policy, int *prio);
+
+/* Rule 18: pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no realtime policy
  * failed with EPERM: glibc gave the new thread the scheduling it recorded for the creating
  * thread, which says realtime after rtkit's grant (read back, or a change the shim made keeping
  * SCHED_RESET_ON_FORK), and an unprivileged user's thread may not start so.  Under
@@ -174,6 +216,11 @@ struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, 
  * new thread asks for, the creator's as the kernel has them now (so already in rtkit's range).
  * false: the creator is not realtime now; the thread starts SCHED_OTHER. */
 bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio);
+
+/* Rule 19: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive errno):
+ * true when it is the sched_setscheduler request *policy (flags included).  Pure. */
+#define RTSHIM_ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
+bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy);
 
 /* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
 const char *rtshim_why_text(enum rtshim_why why);

@@ -28,7 +28,7 @@ void rtshim_backoff_record(struct rtshim_backoff *b, int64_t now_ms, int result)
 
 bool rtshim_raise_allows(const struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms)
 {
-	return m->tid != tid || m->prio != prio || rtshim_backoff_allows(&m->b, now_ms);
+	return !rtshim_raise_flaps(m->tid, m->prio, rtshim_backoff_allows(&m->b, now_ms) ? 0 : 1, tid, prio);
 }
 
 void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_t now_ms)

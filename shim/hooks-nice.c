@@ -71,33 +71,39 @@ static void mark_shim_flag(pid_t tid, int old_policy)
 		rtshim_thread_update_tid(tid, RTSHIM_TF_FLAG_ADDED, 0);
 }
 
-/* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` (clamped to
- * MinNiceLevel).  0 done (or nothing better to get), 1 not asked (an RT thread, which
- * MakeThreadHighPriority would demote), or rtkit's negative errno. */
+/* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` as the core's
+ * rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an RT
+ * thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
 static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
 		    pid_t pid, pid_t tid, int want, const char *why)
 {
+	struct rtshim_nice_facts f = { .want = want, .min_nice_level = lim->min_nice_level };
 	int policy = rtshim_real_sched_getscheduler()(tid);
 	if (policy < 0)
 		return -errno;
-	if (rtshim_is_rt(policy))
-		return 1;
+	f.cur_policy = policy;
 	errno = 0;
-	int cur = getpriority(PRIO_PROCESS, (id_t)tid);
-	if (cur == -1 && errno)
-		return -errno;
-	int send = want < lim->min_nice_level ? lim->min_nice_level : want;
-	if (cur <= send) {
+	f.cur_nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (f.cur_nice == -1 && errno)
+		f.cur_err = -errno;
+	f.held_err = rtshim_budget_check(RTSHIM_BUDGET_NICE, NULL);
+	struct rtshim_nice_decision d = rtshim_decide_nice(&f);
+	int send = d.send, e;
+	switch (d.step) {
+	case RTSHIM_NICE_SKIP_RT:
+		return 1;
+	case RTSHIM_NICE_FAILED:
+		return d.err;
+	case RTSHIM_NICE_ALREADY:
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → already nice %d (rtkit's MinNiceLevel %d), rtkit not asked",
-			   (int)tid, want, why, cur, (int)lim->min_nice_level);
+			   (int)tid, want, why, f.cur_nice, (int)lim->min_nice_level);
 		return 0;
-	}
-	/* rtkit refused a nice level a moment ago: do not spend its budget again yet (budget.h) */
-	int e = rtshim_budget_check(RTSHIM_BUDGET_NICE, NULL);
-	if (e < 0) {
+	case RTSHIM_NICE_HELD:
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → not sent: rtkit refused a moment ago",
 			   (int)tid, want, why);
-		return e;
+		return d.err;
+	case RTSHIM_NICE_ASK:
+		break;
 	}
 	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
@@ -114,7 +120,7 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	}
 	mark_shim_flag(tid, policy);
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → rtkit nice %d%s", (int)tid, want, why,
-		   send, send != want ? " (clamped to MinNiceLevel)" : "");
+		   send, d.clamped ? " (clamped to MinNiceLevel)" : "");
 	return 0;
 }
 
@@ -151,8 +157,7 @@ static int nice_request(int which, id_t who, int prio)
 				client->strerror(e));
 		return err;
 	}
-	int want = prio < -20 ? -20 : prio; /* the kernel's own clamp */
-	return ask_nice(client, &lim, pid, tid, want, "requested") == 0 ? 0 : err;
+	return ask_nice(client, &lim, pid, tid, prio, "requested") == 0 ? 0 : err;
 }
 
 static const char *which_name(int which)

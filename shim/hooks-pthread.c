@@ -146,28 +146,22 @@ static void promote_inherited(int policy, int prio)
 				rtshim_errno_name(err) ? rtshim_errno_name(err) : "?");
 }
 
-/* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr`. */
+/* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr` (rule 17:
+ * core/decide.c); the creator's scheduling is read only when the option is on. */
 static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
 {
 	int inherit = PTHREAD_INHERIT_SCHED;
 	if (!rtshim_cfg()->inherit)
 		return false;
-	if (attr && (pthread_attr_getinheritsched(attr, &inherit) || inherit != PTHREAD_INHERIT_SCHED))
+	if (attr && pthread_attr_getinheritsched(attr, &inherit))
 		return false;
-	if (!(rtshim_self_flags() & RTSHIM_TF_GRANTED))
-		return false;
-	struct sched_param sp;
-	int pol = rtshim_real_sched_getscheduler()(0);
+	bool granted = rtshim_self_flags() & RTSHIM_TF_GRANTED;
+	struct sched_param sp = { .sched_priority = 0 };
+	int pol = granted ? rtshim_real_sched_getscheduler()(0) : -1;
 	if (pol < 0 || sched_getparam(0, &sp) < 0)
 		return false;
-	/* only a thread that is still RT now and whose children lose it (SCHED_RESET_ON_FORK) */
-	if (!(pol & SCHED_RESET_ON_FORK))
-		return false;
-	if (!rtshim_is_rt(pol) || sp.sched_priority < 1)
-		return false;
-	*policy = pol & ~SCHED_RESET_ON_FORK;
-	*prio = sp.sched_priority;
-	return true;
+	return rtshim_creation_inherits(rtshim_cfg(), inherit == PTHREAD_INHERIT_SCHED, granted, pol,
+					sp.sched_priority, policy, prio);
 }
 
 static void futex_wait_nonzero(int *word)
@@ -200,7 +194,7 @@ static int promote_new_thread(int policy, int prio, bool inherited, int *result)
 	*result = err;
 	if (!err)
 		return 1;
-	if (err == EPERM && !rtshim_cfg()->strict) {
+	if (rtshim_creation_runs(rtshim_cfg(), err)) { /* rule 16 */
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
 				"pthread_create: a %s/%d thread could not get realtime; it runs SCHED_OTHER (RTSHIM_STRICT=1 makes pthread_create fail instead)",
 				rtshim_policy_name(policy), prio);
@@ -311,9 +305,9 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	int inherit = PTHREAD_INHERIT_SCHED, policy, r;
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
-	    inherit == PTHREAD_EXPLICIT_SCHED && pthread_attr_getschedpolicy(attr, &policy) == 0 &&
-	    rtshim_is_rt(policy) &&
-	    pthread_attr_getschedparam(attr, &sp) == 0 && sp.sched_priority > 0) {
+	    pthread_attr_getschedpolicy(attr, &policy) == 0 &&
+	    pthread_attr_getschedparam(attr, &sp) == 0 &&
+	    rtshim_creation_promotes(inherit == PTHREAD_EXPLICIT_SCHED, policy, sp.sched_priority)) {
 		/* RTSHIM_TRACE/RTSHIM_ONLY look at this (the creating) thread's stack */
 		struct rtshim_trace tr = { .on = false, .pass = false };
 		if (rtshim_trace_wanted() &&

@@ -19,25 +19,22 @@ struct sched_attr_head {
 	int32_t nice;
 	uint32_t priority;
 };
-#define ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
 
 /* The next syscall() (libc's), read by the entry; NULL until resolved. */
 syscall_fn *rtshim_syscall_next;
 
-/* sched_setattr: made as asked; when the kernel says EPERM to a realtime policy with no flag but
- * reset-on-fork (what sched_setscheduler can say), it becomes that sched_setscheduler request.
- * EPERM means the kernel has read and checked the attribute (size, policy, priority): it is
- * readable.  Anything else (SCHED_DEADLINE, utilization clamps, nice) keeps the kernel's answer. */
+/* sched_setattr: made as asked; rule 19 (core/decide.c) says when the kernel's EPERM makes it
+ * the sched_setscheduler request. */
 static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 {
 	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
 	long r = next ? next(SYS_sched_setattr, pid, a, flags)
 		      : rtshim_raw_syscall(SYS_sched_setattr, pid, a, flags);
-	if (r == 0 || errno != EPERM || (a->policy != SCHED_FIFO && a->policy != SCHED_RR) ||
-	    (a->flags & ~(uint64_t)ATTR_FLAG_RESET_ON_FORK))
+	int policy;
+	/* only EPERM says the kernel could read the attribute (EFAULT: it is not there to read) */
+	if (r == 0 || errno != EPERM || !rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
 		return r;
 	struct sched_param p = { .sched_priority = (int)a->priority };
-	int policy = (int)a->policy | ((a->flags & ATTR_FLAG_RESET_ON_FORK) ? SCHED_RESET_ON_FORK : 0);
 	return sched_setscheduler((pid_t)pid, policy, &p);
 }
 

@@ -43,6 +43,7 @@ static struct rtshim_facts refused(int policy, int prio)
 	return f;
 }
 
+/* Rule 1 */
 static void test_privileged_path_is_exactly_the_call(void **state)
 {
 	(void)state;
@@ -71,6 +72,7 @@ static void test_privileged_path_is_exactly_the_call(void **state)
 	assert_int_equal(rtshim_decide(&f).policy, 0);
 }
 
+/* Rule 1 */
 static void test_privileged_opt_ins(void **state)
 {
 	(void)state;
@@ -97,6 +99,7 @@ static void test_privileged_opt_ins(void **state)
 
 /* The shim's privileged path applies rule 1 without the facts: the same call, the same
  * decision once the kernel granted it, for every opt-in and every kind of request. */
+/* Rule 1 */
 static void test_privileged_shortcut_decides_as_the_core(void **state)
 {
 	(void)state;
@@ -126,6 +129,7 @@ static void test_privileged_shortcut_decides_as_the_core(void **state)
 	}
 }
 
+/* Rule 1 */
 static void test_other_errors_are_the_kernels(void **state)
 {
 	(void)state;
@@ -139,6 +143,7 @@ static void test_other_errors_are_the_kernels(void **state)
 	}
 }
 
+/* Rule 2 */
 static void test_only_our_users_threads(void **state)
 {
 	(void)state;
@@ -150,6 +155,7 @@ static void test_only_our_users_threads(void **state)
 	assert_int_equal(d.why, RTSHIM_WHY_NOT_OURS);
 }
 
+/* Rule 3 */
 static void test_drops_keep_the_flag(void **state)
 {
 	(void)state;
@@ -181,6 +187,7 @@ static void test_drops_keep_the_flag(void **state)
 	assert_int_equal(d.why, RTSHIM_WHY_NOT_RT);
 }
 
+/* Rule 4 */
 static void test_priority_alone_asks_rt_only_on_rt_threads(void **state)
 {
 	(void)state;
@@ -207,6 +214,7 @@ static void test_priority_alone_asks_rt_only_on_rt_threads(void **state)
 	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
 }
 
+/* Rule 4 */
 static void test_limits_are_read_only_for_rt_requests(void **state)
 {
 	(void)state;
@@ -225,6 +233,7 @@ static void test_limits_are_read_only_for_rt_requests(void **state)
 	assert_int_equal(d.why_err, -ETIMEDOUT);
 }
 
+/* Rule 9 and 10 */
 static void test_grant_with_bounded_rttime_and_guard(void **state)
 {
 	(void)state;
@@ -286,6 +295,7 @@ static void test_grant_with_bounded_rttime_and_guard(void **state)
 	assert_int_equal(d.soft, 40000);
 }
 
+/* Rule 9 */
 static void test_rttime_that_cannot_be_had(void **state)
 {
 	(void)state;
@@ -306,6 +316,7 @@ static void test_rttime_that_cannot_be_had(void **state)
 	assert_int_equal(d.why, RTSHIM_WHY_RTTIME_UNSET);
 }
 
+/* Rule 5 */
 static void test_mapping_modes(void **state)
 {
 	(void)state;
@@ -334,6 +345,7 @@ static void test_mapping_modes(void **state)
 	assert_int_equal(rtshim_decide(&f).why, RTSHIM_WHY_NO_PRIORITY);
 }
 
+/* Rule 5 */
 static void test_strict_refuses_another_priority(void **state)
 {
 	(void)state;
@@ -347,6 +359,7 @@ static void test_strict_refuses_another_priority(void **state)
 	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
 }
 
+/* Rule 6 */
 static void test_already_rt_spends_no_budget(void **state)
 {
 	(void)state;
@@ -369,6 +382,7 @@ static void test_already_rt_spends_no_budget(void **state)
 	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
 }
 
+/* Rule 7 */
 static void test_lowering_within_the_grant(void **state)
 {
 	(void)state;
@@ -393,6 +407,7 @@ static void test_lowering_within_the_grant(void **state)
 	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_RAISE);
 }
 
+/* Rule 10 */
 static void test_nice_fallback(void **state)
 {
 	(void)state;
@@ -425,6 +440,7 @@ static void test_nice_fallback(void **state)
 	assert_int_equal(d.why_err, -ETIMEDOUT);
 }
 
+/* Rule 8 */
 static void test_backoff(void **state)
 {
 	(void)state;
@@ -458,6 +474,7 @@ static void test_backoff(void **state)
 /* A thread created with an explicit attribute that sets no realtime policy, after glibc gave it
  * the creating thread's recorded (realtime) scheduling: it asks for what the creator has now,
  * flag dropped; a creator that is not realtime gives it nothing to ask for. */
+/* Rule 18 */
 static void test_creation_copies_the_creators_realtime(void **state)
 {
 	(void)state;
@@ -475,6 +492,148 @@ static void test_creation_copies_the_creators_realtime(void **state)
 	assert_false(rtshim_creation_copies(RR, 0, &policy, &prio));
 	assert_int_equal(policy, -1);
 	assert_int_equal(prio, -1);
+}
+
+/* Rule 8's flapping test on its own: what budget.c's memo asks too */
+static void test_raise_flaps(void **state)
+{
+	(void)state;
+	assert_true(rtshim_raise_flaps(100, 15, 1, 100, 15));
+	assert_false(rtshim_raise_flaps(100, 15, 0, 100, 15)); /* no longer held */
+	assert_false(rtshim_raise_flaps(100, 15, 1, 101, 15)); /* another thread */
+	assert_false(rtshim_raise_flaps(100, 15, 1, 100, 14)); /* another priority */
+}
+
+/* A nice request: thread SCHED_OTHER at 0, rtkit's MinNiceLevel -15, no backoff. */
+static struct rtshim_nice_facts nice_facts(int want)
+{
+	return (struct rtshim_nice_facts){ .want = want, .cur_policy = OTHER, .cur_nice = 0,
+					   .min_nice_level = -15 };
+}
+
+/* Rule 11 */
+static void test_nice_skips_realtime_threads(void **state)
+{
+	(void)state;
+	struct rtshim_nice_facts f = nice_facts(-10);
+	f.cur_policy = RR | FLAG;
+	assert_int_equal(rtshim_decide_nice(&f).step, RTSHIM_NICE_SKIP_RT);
+	f.cur_policy = FIFO;
+	f.cur_err = -ESRCH; /* not even read: a realtime thread is left alone */
+	assert_int_equal(rtshim_decide_nice(&f).step, RTSHIM_NICE_SKIP_RT);
+	f.cur_policy = OTHER;
+	struct rtshim_nice_decision d = rtshim_decide_nice(&f);
+	assert_int_equal(d.step, RTSHIM_NICE_FAILED);
+	assert_int_equal(d.err, -ESRCH);
+}
+
+/* Rule 12 */
+static void test_nice_within_min_nice_level(void **state)
+{
+	(void)state;
+	struct rtshim_nice_facts f = nice_facts(-10);
+	struct rtshim_nice_decision d = rtshim_decide_nice(&f);
+	assert_int_equal(d.step, RTSHIM_NICE_ASK);
+	assert_int_equal(d.send, -10);
+	assert_false(d.clamped);
+	f.want = -19;
+	d = rtshim_decide_nice(&f);
+	assert_int_equal(d.send, -15);
+	assert_true(d.clamped);
+	/* the kernel's own clamp first: -30 is -20, which rtkit's -20 allows as it is */
+	f.want = -30;
+	f.min_nice_level = -20;
+	d = rtshim_decide_nice(&f);
+	assert_int_equal(d.send, -20);
+	assert_false(d.clamped);
+}
+
+/* Rule 13 */
+static void test_nice_already_nicer(void **state)
+{
+	(void)state;
+	struct rtshim_nice_facts f = nice_facts(-19);
+	f.cur_nice = -15;
+	struct rtshim_nice_decision d = rtshim_decide_nice(&f);
+	assert_int_equal(d.step, RTSHIM_NICE_ALREADY);
+	assert_int_equal(d.send, -15);
+	f.cur_nice = -14;
+	assert_int_equal(rtshim_decide_nice(&f).step, RTSHIM_NICE_ASK);
+}
+
+/* Rule 14 */
+static void test_nice_backoff(void **state)
+{
+	(void)state;
+	struct rtshim_nice_facts f = nice_facts(-10);
+	f.held_err = -EPERM;
+	struct rtshim_nice_decision d = rtshim_decide_nice(&f);
+	assert_int_equal(d.step, RTSHIM_NICE_HELD);
+	assert_int_equal(d.err, -EPERM);
+	/* nice enough already: done, held or not */
+	f.cur_nice = -12;
+	assert_int_equal(rtshim_decide_nice(&f).step, RTSHIM_NICE_ALREADY);
+}
+
+/* Rule 15 */
+static void test_creation_explicit_rt_attribute_is_promoted(void **state)
+{
+	(void)state;
+	assert_true(rtshim_creation_promotes(true, FIFO, 70));
+	assert_true(rtshim_creation_promotes(true, RR, 1));
+	assert_false(rtshim_creation_promotes(false, FIFO, 70)); /* inherited: glibc ignores it */
+	assert_false(rtshim_creation_promotes(true, OTHER, 0));
+	assert_false(rtshim_creation_promotes(true, FIFO, 0));  /* glibc's EINVAL stands */
+}
+
+/* Rule 16 */
+static void test_creation_strict(void **state)
+{
+	(void)state;
+	rtshim_config_defaults(&cfg);
+	assert_true(rtshim_creation_runs(&cfg, 0));
+	assert_true(rtshim_creation_runs(&cfg, EPERM));   /* SCHED_OTHER, with one warning */
+	assert_false(rtshim_creation_runs(&cfg, EINVAL));
+	cfg.strict = true;
+	assert_true(rtshim_creation_runs(&cfg, 0));
+	assert_false(rtshim_creation_runs(&cfg, EPERM));  /* pthread_create fails instead */
+}
+
+/* Rule 17 */
+static void test_creation_inherits(void **state)
+{
+	(void)state;
+	int policy = -1, prio = -1;
+	rtshim_config_defaults(&cfg);
+	assert_false(rtshim_creation_inherits(&cfg, true, true, RR | FLAG, 15, &policy, &prio));
+	cfg.inherit = true;
+	assert_true(rtshim_creation_inherits(&cfg, true, true, RR | FLAG, 15, &policy, &prio));
+	assert_int_equal(policy, RR);
+	assert_int_equal(prio, 15);
+	policy = prio = -1;
+	assert_false(rtshim_creation_inherits(&cfg, false, true, RR | FLAG, 15, &policy, &prio));
+	assert_false(rtshim_creation_inherits(&cfg, true, false, RR | FLAG, 15, &policy, &prio));
+	/* realtime without the flag is the program's own (RLIMIT_RTPRIO): glibc's business */
+	assert_false(rtshim_creation_inherits(&cfg, true, true, RR, 15, &policy, &prio));
+	assert_false(rtshim_creation_inherits(&cfg, true, true, OTHER | FLAG, 0, &policy, &prio));
+	assert_int_equal(policy, -1);
+}
+
+/* Rule 19 */
+static void test_setattr_as_setscheduler(void **state)
+{
+	(void)state;
+	int policy = -1;
+	assert_true(rtshim_attr_as_setscheduler(EPERM, FIFO, 0, &policy));
+	assert_int_equal(policy, FIFO);
+	assert_true(rtshim_attr_as_setscheduler(EPERM, RR, RTSHIM_ATTR_FLAG_RESET_ON_FORK, &policy));
+	assert_int_equal(policy, RR | FLAG);
+	policy = -1;
+	assert_false(rtshim_attr_as_setscheduler(EINVAL, FIFO, 0, &policy));
+	assert_false(rtshim_attr_as_setscheduler(EPERM, OTHER, 0, &policy));
+	assert_false(rtshim_attr_as_setscheduler(EPERM, 6 /* SCHED_DEADLINE */, 0, &policy));
+	assert_false(rtshim_attr_as_setscheduler(EPERM, FIFO, 0x20 /* util clamp */, &policy));
+	assert_int_equal(policy, -1);
 }
 
 int main(void)
@@ -497,6 +656,15 @@ int main(void)
 		cmocka_unit_test(test_nice_fallback),
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_creation_copies_the_creators_realtime),
+		cmocka_unit_test(test_raise_flaps),
+		cmocka_unit_test(test_nice_skips_realtime_threads),
+		cmocka_unit_test(test_nice_within_min_nice_level),
+		cmocka_unit_test(test_nice_already_nicer),
+		cmocka_unit_test(test_nice_backoff),
+		cmocka_unit_test(test_creation_explicit_rt_attribute_is_promoted),
+		cmocka_unit_test(test_creation_strict),
+		cmocka_unit_test(test_creation_inherits),
+		cmocka_unit_test(test_setattr_as_setscheduler),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }
