@@ -41,7 +41,8 @@ run_chrt() {
 	# rtkit's condition, inherited through exec: a bounded hard RLIMIT_RTTIME
 	local h
 	h=$(hard_rttime "$SH")
-	[[ $h =~ ^[0-9]+$ ]] && ((h > 0 && h <= 200000))
+	[[ $h =~ ^[0-9]+$ ]]
+	((h > 0 && h <= 200000))
 	log_lacks "$APP_TMP/chrt.log" "failed to set|Operation not permitted"
 }
 
@@ -75,5 +76,6 @@ run_chrt() {
 	[[ $output == *"pid $target's new scheduling priority: 10"* ]]
 	local h
 	h=$(hard_rttime "$target")
-	[[ $h =~ ^[0-9]+$ ]] && ((h > 0 && h <= 200000))
+	[[ $h =~ ^[0-9]+$ ]]
+	((h > 0 && h <= 200000))
 }

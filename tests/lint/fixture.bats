@@ -28,8 +28,17 @@ helper() {
 	! grep -q root /etc/passwd | cat # lint: expected
 	! grep -q root /etc/passwd && true # lint: expected
 	! grep -q root /etc/passwd # lint: expected
+	h=x; [[ $h =~ ^[0-9]+$ ]] && ((h > 1)) # lint: expected
+	[[ $h =~ ^[0-9]+$ ]] && ((h > 1)) # lint: expected
+	for f in /etc/passwd; do [ -e "$f" ] && [ -r "$f" ]; done # lint: expected
+	true && test -e /etc/passwd # lint: expected
 
 	echo "a blank line and this one follow"
+}
+
+@test "the last command may be an && list" {
+	echo first
+	[ -e /etc/passwd ] && grep -q root /etc/passwd
 }
 
 @test "the last command may be a negation; one inside a block is refused all the same" {
@@ -58,6 +67,15 @@ helper() {
 	[ ! -e /nonexistent ]
 	[[ ! -e /nonexistent && ! -d /nonexistent ]]
 	((!0))
+	[ -e /etc/passwd ] && grep -q root /etc/passwd || false
+	if [ -e /etc/passwd ] && grep -q root /etc/passwd; then echo yes; fi
+	while [ -e /nonexistent ] && false; do :; done
+	x=$(true && echo "&& in a substitution")
+	for f in /etc/passwd; do [ -e "$f" ] && break; done
+	[[ -n ${x:-} ]] && x=1
+	[ -e /etc/passwd ] && grep -q root /etc/passwd
+	[[ -e /etc/passwd && -r /etc/passwd ]]
+	((1 && 1))
 	echo /etc/passwd | { ! grep -q root; }
 	x=$(! true; echo "; ! not a command")
 	echo 'quoted: ; ! grep' "double: ; ! grep" $'ansi: \' ; ! grep'
