@@ -71,7 +71,7 @@ descendants() {
 		todo=("${todo[@]:1}")
 		[[ -d /proc/$p ]] || continue
 		echo "$p"
-		todo+=($(pgrep -P "$p"))
+		mapfile -t -O "${#todo[@]}" todo < <(pgrep -P "$p")
 	done
 }
 
@@ -98,7 +98,7 @@ stop_started() {
 	local i p
 	local -a pids
 	for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
-		pids=($(descendants "${STARTED[i]}"))
+		mapfile -t pids < <(descendants "${STARTED[i]}")
 		((${#pids[@]})) || continue
 		kill -TERM "${pids[@]}" 2>/dev/null
 		for p in "${pids[@]}"; do wait_gone "$p" 5 || kill -KILL "$p" 2>/dev/null; done
@@ -242,6 +242,7 @@ start_jackd() {
 	if [[ $1 == --rtrun ]]; then rt=(--rtrun); shift; fi
 	local log=$1; shift
 	spawn "${rt[@]}" "$log" "${JACK_ENV[@]}" jackd -n "$JACK_NAME" "$@"
+	# shellcheck disable=SC2034 # the result: the suites read JACKD
 	JACKD=$(find_prog "$SPAWNED" jackd) || return 1
 	if ! as_user env "${JACK_ENV[@]}" timeout 40 jack_wait -w -t 30 -s "$JACK_NAME" >/dev/null 2>&1; then
 		echo "jackd $JACK_NAME did not come up:"

@@ -28,8 +28,8 @@ NTHREADS=4
 	wait_until 20 has_threads "$pid" $((NTHREADS + 1))
 	wait_until 10 has_rt "$pid" "$NTHREADS"
 	# sample three times while it runs: the grants hold, every measuring thread has one
-	local round tid rest n
-	for round in 1 2 3; do
+	local tid rest n
+	for _ in 1 2 3; do
 		n=0
 		while read -r tid rest; do
 			[[ $tid == "$pid" ]] && continue # the main thread only waits

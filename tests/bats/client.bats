@@ -358,13 +358,13 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	bg_wait '^self 5: kernel='
 	grep -q '^self 5: ok$' "$BG_OUT"
 	local sock_before sock_after
-	sock_before=$(ls -l "/proc/$BG/fd" | grep -o 'socket:\[[0-9]*\]')
+	sock_before=$(find "/proc/$BG/fd" -lname 'socket:*' -printf '%l\n' | sort)
 	tb_restart_rtkit 8>&- # the new daemon must not hold our FIFO open
 	bg_send self 6
 	bg_wait '^self 6: kernel='
 	grep -q '^self 6: ok$' "$BG_OUT"
 	grep -q '^self 6: kernel=SCHED_RR|SCHED_RESET_ON_FORK 6$' "$BG_OUT"
-	sock_after=$(ls -l "/proc/$BG/fd" | grep -o 'socket:\[[0-9]*\]')
+	sock_after=$(find "/proc/$BG/fd" -lname 'socket:*' -printf '%l\n' | sort)
 	[ -n "$sock_before" ] && [ "$sock_before" = "$sock_after" ] || false
 	bg_finish
 	[ "$BG_STATUS" -eq 0 ]

@@ -105,5 +105,6 @@ wait_ready() {
 		kill -0 "$bg" 2>/dev/null || break
 		sleep 0.05
 	done
+	# shellcheck disable=SC2034 # the result: the callers (bg_run) and their tests read PID
 	PID=$(awk '/^pid /{ print $2; exit }' "$out")
 }

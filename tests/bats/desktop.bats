@@ -93,6 +93,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	run -1 env PATH=/usr/bin:/bin "$SD" -p 10 org.rtshim.Synth
 	[[ $output == *"rtrun is not in PATH"* ]]
 	run -0 --separate-stderr env PATH=/usr/bin:/bin "$SD" org.rtshim.Synth
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[[ $stderr == *"rtrun is not in PATH here"* ]]
 	[ "$(exec_line)" = "rtrun /usr/lib/synth/synth %U" ]
 }

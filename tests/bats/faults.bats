@@ -27,6 +27,7 @@ teardown() {
 }
 
 # custom_stack [TB_START-ARGS...]: a stack of this test's own (default: rtkit's own limits).
+# shellcheck disable=SC2120 # every caller wants rtkit's own limits today; the arguments stay
 custom_stack() {
 	touch "$TB_DIR/faults-custom"
 	tb_start "$@"
@@ -84,7 +85,7 @@ sp_finish() {
 
 field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$REPLY"; }
 
-socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr '\n' ' '; }
+socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | tr '\n' ' '; }
 
 # ---- the daemon and the bus ------------------------------------------------------------------
 
@@ -114,7 +115,8 @@ socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr 
 	kill -STOP "$(tb_pid rtkit)"
 	sp_do "self 6"
 	[ "$(field err)" = EPERM ]
-	local e=$(field elapsed_ms)
+	local e
+	e=$(field elapsed_ms)
 	echo "hung rtkit, RTSHIM_TIMEOUT_MS=300: returned after $e ms"
 	((e >= 300 && e <= 550))
 	sp_do "thread 7" # another thread of the same process: not stuck behind the first
@@ -192,7 +194,8 @@ socket_inodes() { ls -l "/proc/$1/fd" | grep -o 'socket:\[[0-9]*\]' | sort | tr 
 	custom_stack # rtkit's own limits: 25 requests per 20 s (26 get through)
 	sp_start
 	sp_do "cycle 30 5"
-	local ok=$(field ok)
+	local ok
+	ok=$(field ok)
 	echo "granted $ok of 30"
 	((ok == 25 || ok == 26))
 	[ "$(field eperm)" = $((30 - ok)) ]

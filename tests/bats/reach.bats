@@ -255,7 +255,8 @@ EOF
 	if [[ -n $pid ]]; then
 		echo "$pid" >"$SESS/portal.pid"
 	else
-		export PORTAL_ERROR="xdg-desktop-portal did not appear on the session bus: $(tail -n 5 "$SESS/portal.log")"
+		PORTAL_ERROR="xdg-desktop-portal did not appear on the session bus: $(tail -n 5 "$SESS/portal.log")"
+		export PORTAL_ERROR
 	fi
 }
 

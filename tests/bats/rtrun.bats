@@ -117,6 +117,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 		# shellcheck disable=SC2086
 		run --separate-stderr "$RTRUN" $args
 		[ "$status" -eq 125 ] || { echo "rtrun $args: status $status"; return 1; }
+		# shellcheck disable=SC2154 # stderr_lines: set by bats' run --separate-stderr
 		[[ ${stderr_lines[0]} == "rtrun: "* ]] || { echo "rtrun $args: '$stderr'"; return 1; }
 		[ -z "$output" ]
 	done
@@ -554,7 +555,7 @@ EOF
 	local i
 	for ((i = 0; i < 100; i++)); do (($(ls /proc/"$PID"/task | wc -l) >= 3)) && break; sleep 0.05; done
 	local tid
-	tid=$(ls /proc/"$PID"/task | grep -vx "$PID" | head -n1)
+	tid=$(find /proc/"$PID"/task -mindepth 1 -maxdepth 1 ! -name "$PID" -printf '%f\n' | sort -n | head -n1)
 	# a TID: that thread only, labelled with its process
 	run -0 as_user "$RTRUN" --pid "$tid" -p 7
 	[ "${#lines[@]}" -eq 1 ]

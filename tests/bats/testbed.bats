@@ -19,7 +19,8 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	run "$TESTBED" status --dir "$TB_DIR"
 	[ "$status" -eq 0 ]
 	[[ $output == *"bus: running"* && $output == *"polkit: running"* && $output == *"rtkit: running"* ]]
-	local pids="$(tb_pid bus) $(tb_pid polkit) $(tb_pid rtkit)"
+	local pids
+	pids="$(tb_pid bus) $(tb_pid polkit) $(tb_pid rtkit)"
 	local dir=$TB_DIR
 	"$TESTBED" stop --dir "$dir"
 	for p in $pids; do ! running "$p" || false; done
@@ -95,9 +96,10 @@ stack_pids() { pgrep -f -- "$1" || true; }
 
 @test "testbed: restart-rtkit gives a new daemon on the same bus" {
 	tb_start
-	local old=$(tb_pid rtkit)
+	local old new
+	old=$(tb_pid rtkit)
 	tb_restart_rtkit
-	local new=$(tb_pid rtkit)
+	new=$(tb_pid rtkit)
 	[ "$old" != "$new" ]
 	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
 	[ "$status" -eq 0 ]
