@@ -65,16 +65,22 @@ SHIM      := $(LIBOUT)/librtshim.so
 CLIENT    := $(LIBOUT)/librtshim-client.so
 RTRUN     := $(B)/bin/rtrun
 
-# Sources.  core/ is the pure code both the shim and rtrun link (the decision core, the
-# configuration, priority and RLIMIT_RTTIME rules, formatting); shim/hooks-*.c hold the
-# interposers, the rest of shim/ is the shim's own state that unit tests may link.  Every .c in
-# tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes; every
-# tests/unit/test-*.c a cmocka test.
-# the client also compiles in the sandbox rule it shares with rtrun
-CLIENT_SRC := $(wildcard daemon-client/*.c) core/sandbox.c
-CORE_SRC   := $(wildcard core/*.c core/*.S)
-SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c shim/*.S)
-SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
+# Sources, in layers (a folder includes only the headers of those before it):
+#   core/           pure code: the decision core, the configuration, the priority and RLIMIT_RTTIME
+#                   rules, formatting, rtkit's limits as a type; no system call, no include of
+#                   another folder
+#   daemon-client/  librtshim-client.so (libdbus-1); its sandbox rule is linked into rtrun too
+#   os/             what touches the system and both the shim and rtrun link: /proc readers,
+#                   loading the client (dlopen), the raw system call
+#   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers, the rest of shim/ is
+#                   the shim's own state that unit tests may link) and rtrun
+# Every .c in tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes;
+# every tests/unit/test-*.c a cmocka test.
+CLIENT_SRC := $(wildcard daemon-client/*.c)
+CORE_SRC   := $(wildcard core/*.c)
+OS_SRC     := $(wildcard os/*.c os/*.S)
+SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(wildcard shim/*.c shim/*.S)
+SHIM_PURE  := $(CORE_SRC) $(OS_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
@@ -83,6 +89,7 @@ UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 obj = $(patsubst %,$(B)/obj/$(MULTIARCH)/%.o,$(basename $(1)))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 CORE_OBJ   := $(call obj,$(CORE_SRC))
+OS_OBJ     := $(call obj,$(OS_SRC))
 SHIM_OBJ   := $(call obj,$(SHIM_SRC))
 SHIM_PURE_OBJ := $(call obj,$(SHIM_PURE))
 WRAPPER_OBJ := $(call obj,$(WRAPPER_SRC))
@@ -133,14 +140,18 @@ $(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
 $(B)/obj/$(MULTIARCH)/core/%.o: core/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Idaemon-client -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -c -o $@ $<
 
-$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c
+$(B)/obj/$(MULTIARCH)/os/%.o: os/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Idaemon-client -c -o $@ $<
 
-# Assembly (core/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
-$(B)/obj/$(MULTIARCH)/core/%.o: core/%.S
+$(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Ios -Idaemon-client -c -o $@ $<
+
+# Assembly (os/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
+$(B)/obj/$(MULTIARCH)/os/%.o: os/%.S
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -150,7 +161,7 @@ $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.S
 
 $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore -Ios \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
 
 $(SHIM): $(SHIM_OBJ) shim/librtshim.map
@@ -163,8 +174,9 @@ $(CLIENT): $(CLIENT_OBJ)
 	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
 
 # rtrun links libc alone (starting a command must not load libdbus-1 and what it pulls in):
-# what talks to the bus dlopens $(CLIENT) from beside the shim (wrapper/client.c).
-$(RTRUN): $(WRAPPER_OBJ) $(CORE_OBJ)
+# what talks to the bus dlopens $(CLIENT) from beside the shim (wrapper/client.c); the client's
+# sandbox rule is linked in (libc only).
+$(RTRUN): $(WRAPPER_OBJ) $(CORE_OBJ) $(OS_OBJ) $(call obj,daemon-client/sandbox.c)
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^
 
@@ -174,19 +186,19 @@ $(TESTOUT)/probes/lib%.so: tests/probes/lib%.c
 
 $(TESTOUT)/probes/%: tests/probes/%.c $(PROBELIBS)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< -pthread \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
 # rtkit-call drives the daemon client directly: linked with the client's objects, so it runs
 # from any copy of the build tree (no rpath to a library).
 $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
 	  -pthread -ldl
 
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ios -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
 # (rtrun's unit tests #include the wrapper/*.c they test, rtrun's main() cannot be linked in:
 # their .d files name them.)

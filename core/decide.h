@@ -23,7 +23,7 @@
 #include <sys/types.h>
 
 #include "config.h"
-#include "rtkit-client.h"
+#include "rtkit-limits.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000

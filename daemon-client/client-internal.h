@@ -27,7 +27,7 @@ struct rtshim_backend {
 	int portal;            /* the portal: session bus, WithPID methods only */
 	const char *service, *path, *interface;
 };
-/* Inside a sandbox (core/sandbox.h: /.flatpak-info exists, or $SNAP is not empty).  1 or 0. */
+/* Inside a sandbox (sandbox.h: /.flatpak-info exists, or $SNAP is not empty).  1 or 0. */
 int rtshim_in_sandbox(void);
 /* The backend of this process (decided on first use). */
 const struct rtshim_backend *rtshim_backend(void);

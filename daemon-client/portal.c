@@ -1,7 +1,7 @@
 /* portal.c — which daemon the client talks to.
  *
  * On the host: rtkit-daemon itself, org.freedesktop.RealtimeKit1 on the system bus.
- * Inside a sandbox (core/sandbox.c: /.flatpak-info exists, or $SNAP is set and not empty): the
+ * Inside a sandbox (sandbox.c: /.flatpak-info exists, or $SNAP is set and not empty): the
  * Realtime portal,
  * org.freedesktop.portal.Realtime of org.freedesktop.portal.Desktop on the *session* bus. It
  * has rtkit's WithPID methods and its three properties, forwards to rtkit, and maps the

@@ -1,5 +1,5 @@
 /* rtkit-client.h — the daemon client: talks to rtkit-daemon over the system bus, or, inside a
- * sandbox (/.flatpak-info exists or $SNAP is not empty: core/sandbox.h), to the Realtime portal
+ * sandbox (/.flatpak-info exists or $SNAP is not empty: daemon-client/sandbox.h), to the Realtime portal
  * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
  * Shared by the shim and by rtrun: both load librtshim-client.so with dlopen, from the
@@ -24,13 +24,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS 500
+#include "rtkit-limits.h" /* struct rtkit_limits: the decision core's type */
 
-struct rtkit_limits {
-	int32_t max_realtime_priority; /* MaxRealtimePriority, rtkit default 20 */
-	int32_t min_nice_level;        /* MinNiceLevel, rtkit default -15 */
-	int64_t rttime_usec_max;       /* RTTimeUSecMax, rtkit default 200000 */
-};
+#define RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS 500
 
 /* Timeout for every call (connect included), in milliseconds; <= 0 restores the default. */
 void rtkit_set_timeout_ms(int timeout_ms);

@@ -1,5 +1,5 @@
 /* client-loader.h — the shim loads librtshim-client.so from its own directory on first need
- * (core/client-open.h), on a short-lived helper thread, so that no request ever waits for the
+ * (os/client-open.h), on a short-lived helper thread, so that no request ever waits for the
  * dynamic loader's lock longer than the configured timeout. */
 #ifndef RTSHIM_CLIENT_LOADER_H
 #define RTSHIM_CLIENT_LOADER_H

@@ -106,7 +106,7 @@ static void item(const char *label, const char *fmt, ...)
 	putchar('\n');
 }
 
-/* the client's rule (core/sandbox.c): then it asks the Realtime portal, never rtkit */
+/* the client's rule (daemon-client/sandbox.c): then it asks the Realtime portal, never rtkit */
 static const char *sandbox(void)
 {
 	switch (rtshim_sandbox_detect(getenv)) {

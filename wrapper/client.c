@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "client-open.h"
+#include "rtkit-client.h"
 #include "rtrun.h"
 
 static const struct rtshim_client_v1 *client;

@@ -1,4 +1,4 @@
-/* test-sandbox.c — the sandbox rule (core/sandbox.c) that the daemon client (Realtime portal or
+/* test-sandbox.c — the sandbox rule (daemon-client/sandbox.c) that the daemon client (Realtime portal or
  * rtkit) and rtrun --check share, and the client's use of it (portal.c). */
 #include <setjmp.h>
 #include <stdarg.h>

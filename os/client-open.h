@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "rtkit-client.h"
+struct rtshim_client_v1; /* the client's table: rtkit-client.h */
 
 /* The file name looked for beside the shim. */
 #define RTSHIM_CLIENT_FILE "librtshim-client.so"

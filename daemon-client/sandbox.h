@@ -1,6 +1,6 @@
 /* sandbox.h — is this process inside a sandbox whose PIDs mean nothing to rtkit (Flatpak,
- * Snap)?  One rule for the daemon client (which then asks the Realtime portal, portal.c) and
- * for `rtrun --check` (which says so): Flatpak when /.flatpak-info exists, else Snap when $SNAP
+ * Snap)?  The daemon client's rule (it then asks the Realtime portal, portal.c), which
+ * `rtrun --check` links too (to say so): Flatpak when /.flatpak-info exists, else Snap when $SNAP
  * is set and not empty. */
 #ifndef RTSHIM_SANDBOX_H
 #define RTSHIM_SANDBOX_H

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "rtkit-client.h"
 
 void *rtshim_client_open(const char *dir, const struct rtshim_client_v1 **out, char *err,
 			 size_t errlen)
