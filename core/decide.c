@@ -84,58 +84,81 @@ struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *c, bo
 			 rtshim_direct_shim_flag(has_policy, policy, rtshim_direct_policy(c, has_policy, policy)));
 }
 
-struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
+/* What the rules before rtkit found, for those that follow. */
+struct plan {
+	bool program_flag; /* the thread's SCHED_RESET_ON_FORK is the program's own */
+	bool cur_rt;       /* the thread is realtime now */
+	int mapped;        /* the priority in rtkit's range */
+	bool changed;      /* ... differs from what was asked */
+};
+
+/* Rules 1-4: the direct call, whose thread, the flag, a realtime request.  true: *d decided. */
+static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
 	const struct rtshim_config *c = f->cfg;
 	int sent = rtshim_direct_policy(c, f->has_policy, f->policy);
 	int asked_flag = f->policy & SCHED_RESET_ON_FORK;
 
 	if (!f->direct.done) {
-		struct rtshim_decision d = act(RTSHIM_CALL);
-		d.policy = sent;
-		return d;
+		*d = act(RTSHIM_CALL);
+		d->policy = sent;
+		return true;
 	}
-	if (f->direct.err == 0)
-		return rtshim_direct_succeeded(c, f->has_policy, f->policy);
+	if (f->direct.err == 0) {
+		*d = rtshim_direct_succeeded(c, f->has_policy, f->policy);
+		return true;
+	}
 	/* Invalid arguments, no such thread, ...: exactly the kernel's error. */
-	if (f->direct.err != -EPERM)
-		return done(-f->direct.err, RTSHIM_WHY_DIRECT, 0);
+	if (f->direct.err != -EPERM) {
+		*d = done(-f->direct.err, RTSHIM_WHY_DIRECT, 0);
+		return true;
+	}
 
 	/* Rule 2: EPERM.  Only about a thread of ours, or of another process of this user. */
-	if (f->target == RTSHIM_TARGET_UNKNOWN)
-		return done(EPERM, RTSHIM_WHY_NOT_OURS, 0);
+	if (f->target == RTSHIM_TARGET_UNKNOWN) {
+		*d = done(EPERM, RTSHIM_WHY_NOT_OURS, 0);
+		return true;
+	}
 
 	/* Rule 3: a thread that carries SCHED_RESET_ON_FORK keeps it (the kernel refuses an
 	 * unprivileged caller who drops it): drops and changes are retried with the flag. */
 	if (f->has_policy && !(sent & SCHED_RESET_ON_FORK) && (f->cur_policy & SCHED_RESET_ON_FORK)) {
 		if (!f->keeping_flag.done) {
-			struct rtshim_decision d = act(RTSHIM_CALL_KEEPING_FLAG);
-			d.policy = sent | SCHED_RESET_ON_FORK;
-			return d;
+			*d = act(RTSHIM_CALL_KEEPING_FLAG);
+			d->policy = sent | SCHED_RESET_ON_FORK;
+			return true;
 		}
-		if (f->keeping_flag.err == 0)
-			return succeeded(RTSHIM_WHY_KEPT_FLAG, !asked_flag);
+		if (f->keeping_flag.err == 0) {
+			*d = succeeded(RTSHIM_WHY_KEPT_FLAG, !asked_flag);
+			return true;
+		}
 	}
 
 	/* Rule 4: only a realtime request goes on to rtkit.  A priority alone (sched_setparam,
 	 * pthread_setschedprio) asks for realtime when the thread has it already. */
-	bool program_flag;
-	if (f->has_policy) {
-		if (!rtshim_is_rt(f->policy))
-			return done(EPERM, RTSHIM_WHY_NOT_RT, 0);
-		program_flag = asked_flag;
-	} else {
-		if (!rtshim_is_rt(f->cur_policy))
-			return done(EPERM, RTSHIM_WHY_NOT_RT, 0);
-		program_flag = (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
+	if (!rtshim_is_rt(f->has_policy ? f->policy : f->cur_policy)) {
+		*d = done(EPERM, RTSHIM_WHY_NOT_RT, 0);
+		return true;
 	}
+	p->program_flag = f->has_policy ? asked_flag
+			  : (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
+	p->cur_rt = rtshim_is_rt(f->cur_policy);
 
 	if (!f->limits.done)
-		return act(RTSHIM_READ_LIMITS);
-	if (f->limits.err == -ELIBACC)
-		return done(EPERM, RTSHIM_WHY_NO_CLIENT, 0);
-	if (f->limits.err < 0)
-		return done(EPERM, RTSHIM_WHY_NO_DAEMON, f->limits.err);
+		*d = act(RTSHIM_READ_LIMITS);
+	else if (f->limits.err == -ELIBACC)
+		*d = done(EPERM, RTSHIM_WHY_NO_CLIENT, 0);
+	else if (f->limits.err < 0)
+		*d = done(EPERM, RTSHIM_WHY_NO_DAEMON, f->limits.err);
+	else
+		return false;
+	return true;
+}
+
+/* Rules 5-7: the priority in rtkit's range, and what needs no rtkit.  true: *d decided. */
+static bool within_grant(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
+{
+	const struct rtshim_config *c = f->cfg;
 
 	/* Rule 5: the priority in rtkit's range (an inherited one is in it already: clamp). */
 	struct rtshim_prio_map map = {
@@ -143,55 +166,70 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 		.max_prio = f->lim.max_realtime_priority,
 		.top = c->prio_top,
 	};
-	bool changed = false;
-	int mapped = rtshim_prio_map(&map, f->prio, &changed);
-	if (mapped < 0)
-		return done(EPERM, RTSHIM_WHY_NO_PRIORITY, 0);
-	if (c->strict && changed)
-		return done(EPERM, RTSHIM_WHY_STRICT, 0);
+	p->changed = false;
+	p->mapped = rtshim_prio_map(&map, f->prio, &p->changed);
+	if (p->mapped < 0) {
+		*d = done(EPERM, RTSHIM_WHY_NO_PRIORITY, 0);
+		return true;
+	}
+	if (c->strict && p->changed) {
+		*d = done(EPERM, RTSHIM_WHY_STRICT, 0);
+		return true;
+	}
 
 	/* Rule 6: realtime at that priority already (a FIFO request on a thread rtkit made RR
 	 * included): rtkit's per-user budget is shared, do not spend it. */
-	bool cur_rt = rtshim_is_rt(f->cur_policy);
-	if (cur_rt && f->cur_prio == mapped) {
-		struct rtshim_decision d =
-			succeeded(RTSHIM_WHY_ALREADY, (f->cur_policy & SCHED_RESET_ON_FORK) && !program_flag);
-		d.prio_changed = changed;
-		return d;
+	if (p->cur_rt && f->cur_prio == p->mapped) {
+		*d = succeeded(RTSHIM_WHY_ALREADY,
+			       (f->cur_policy & SCHED_RESET_ON_FORK) && !p->program_flag);
+		d->prio_changed = p->changed;
+		return true;
 	}
 	/* Rule 7: lowering within the granted policy needs no privilege. */
-	if (cur_rt && mapped < f->cur_prio) {
+	if (p->cur_rt && p->mapped < f->cur_prio) {
 		if (!f->lowered.done) {
-			struct rtshim_decision d = act(RTSHIM_LOWER);
-			d.policy = (f->cur_policy & ~SCHED_RESET_ON_FORK) | SCHED_RESET_ON_FORK;
-			d.prio = mapped;
-			return d;
+			*d = act(RTSHIM_LOWER);
+			d->policy = (f->cur_policy & ~SCHED_RESET_ON_FORK) | SCHED_RESET_ON_FORK;
+			d->prio = p->mapped;
+			return true;
 		}
 		if (f->lowered.err == 0) {
-			struct rtshim_decision d = succeeded(RTSHIM_WHY_LOWERED, !program_flag);
-			d.prio_changed = changed;
-			return d;
+			*d = succeeded(RTSHIM_WHY_LOWERED, !p->program_flag);
+			d->prio_changed = p->changed;
+			return true;
 		}
 	}
+	if (c->nice_fallback == RTSHIM_NICE_ALWAYS) {
+		*d = no_rt(f, RTSHIM_WHY_NICE_ONLY, 0);
+		return true;
+	}
+	return false;
+}
 
-	if (c->nice_fallback == RTSHIM_NICE_ALWAYS)
-		return no_rt(f, RTSHIM_WHY_NICE_ONLY, 0);
-
-	/* Rule 8: rtkit refused this kind of request a moment ago: do not spend the budget. */
-	int kind = f->target == RTSHIM_TARGET_OTHER ? RTSHIM_BUDGET_OTHER
-		   : cur_rt                         ? RTSHIM_BUDGET_RAISE
-						    : RTSHIM_BUDGET_OWN;
+/* Rule 8: rtkit refused this kind of request a moment ago: do not spend the budget.
+ * true: *d decided. */
+static bool held_back(const struct rtshim_facts *f, const struct plan *p, int kind,
+		      struct rtshim_decision *d)
+{
 	if (f->held_ms[kind] > 0) {
-		struct rtshim_decision d = no_rt(f, RTSHIM_WHY_HELD, f->held_err[kind]);
-		d.wait_ms = f->held_ms[kind];
-		return d;
+		*d = no_rt(f, RTSHIM_WHY_HELD, f->held_err[kind]);
+		d->wait_ms = f->held_ms[kind];
+		return true;
 	}
 	if (kind == RTSHIM_BUDGET_RAISE &&
-	    rtshim_raise_flaps(f->raise_tid, f->raise_prio, f->raise_hold_ms, f->tid, mapped)) {
-		struct rtshim_decision d = no_rt(f, RTSHIM_WHY_FLAPPING, -EBUSY);
-		d.wait_ms = f->raise_hold_ms;
-		return d;
+	    rtshim_raise_flaps(f->raise_tid, f->raise_prio, f->raise_hold_ms, f->tid, p->mapped)) {
+		*d = no_rt(f, RTSHIM_WHY_FLAPPING, -EBUSY);
+		d->wait_ms = f->raise_hold_ms;
+		return true;
 	}
+	return false;
+}
+
+/* Rules 9 and 10: RLIMIT_RTTIME bounded, then rtkit asked, then its answer. */
+static struct rtshim_decision ask(const struct rtshim_facts *f, const struct plan *p, int kind)
+{
+	const struct rtshim_config *c = f->cfg;
+	struct rtshim_decision d;
 
 	/* Rule 9: the hard RLIMIT_RTTIME set and <= rtkit's RTTimeUSecMax, never raised, never 0;
 	 * the runaway guard keeps the soft limit below it where it can protect the thread. */
@@ -215,32 +253,42 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 		return done(EPERM, RTSHIM_WHY_RTTIME_UNSET, f->rttime_set.err);
 
 	/* Rule 10: ask rtkit. */
-	if (!f->rtkit.done) {
-		struct rtshim_decision d = act(RTSHIM_ASK_RTKIT);
-		d.prio = mapped;
-		d.prio_changed = changed;
-		d.set_rttime = v == RTSHIM_RTTIME_LOWER;
-		d.soft = soft;
+	if (!f->rtkit.done || f->rtkit.err == 0) {
+		if (!f->rtkit.done) {
+			d = act(RTSHIM_ASK_RTKIT);
+			d.set_rttime = v == RTSHIM_RTTIME_LOWER;
+			d.arm_guard = guard;
+			d.budget_kind = kind;
+		} else {
+			d = succeeded(RTSHIM_WHY_GRANTED, !p->program_flag);
+		}
+		d.soft = soft; /* RLIMIT_RTTIME in force for the grant */
 		d.hard = hard;
-		d.arm_guard = guard;
-		d.budget_kind = kind;
-		return d;
+	} else if (f->rtkit.err == -EPERM || f->rtkit.err == -EBUSY) {
+		/* a refusal (policy, polkit, a limit) gets the nice fallback ... */
+		d = no_rt(f, RTSHIM_WHY_REFUSED, f->rtkit.err);
+	} else {
+		/* ... a missing daemon does not */
+		d = done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);
 	}
-	if (f->rtkit.err == 0) {
-		struct rtshim_decision d = succeeded(RTSHIM_WHY_GRANTED, !program_flag);
-		d.prio = mapped;
-		d.prio_changed = changed;
-		d.soft = soft;
-		d.hard = hard;
-		return d;
-	}
-	/* A refusal (policy, polkit, a limit) gets the nice fallback; a missing daemon does not. */
-	struct rtshim_decision d = f->rtkit.err == -EPERM || f->rtkit.err == -EBUSY
-					   ? no_rt(f, RTSHIM_WHY_REFUSED, f->rtkit.err)
-					   : done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);
-	d.prio = mapped; /* what was sent */
-	d.prio_changed = changed;
+	d.prio = p->mapped; /* to send, granted, or sent */
+	d.prio_changed = p->changed;
 	return d;
+}
+
+struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
+{
+	struct rtshim_decision d;
+	struct plan p;
+
+	if (before_rtkit(f, &p, &d) || within_grant(f, &p, &d))
+		return d;
+	int kind = f->target == RTSHIM_TARGET_OTHER ? RTSHIM_BUDGET_OTHER
+		   : p.cur_rt                       ? RTSHIM_BUDGET_RAISE
+						    : RTSHIM_BUDGET_OWN;
+	if (held_back(f, &p, kind, &d))
+		return d;
+	return ask(f, &p, kind);
 }
 
 /* Rule 8's second half: the raise granted a moment ago (held_tid to held_prio, held for
