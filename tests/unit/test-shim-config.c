@@ -13,6 +13,7 @@
 #include "config.h"
 #include "log.h"
 #include "prio.h"
+#include "prio.h"
 
 static void test_defaults(void **state)
 {
@@ -153,6 +154,40 @@ static void test_load(void **state)
 	assert_int_equal(c.timeout_ms, 500);
 }
 
+/* RTSHIM_PRIO_MAP=offset needs RTSHIM_TOP: without it, one warning (about the map) and the
+ * clamp, not an anchor of 99 that puts 70 and 65 both at 1 */
+static void test_offset_without_top(void **state)
+{
+	(void)state;
+	static const char *const alone[] = { "RTSHIM_PRIO_MAP=offset", NULL };
+	static const char *const bad_top[] = { "RTSHIM_PRIO_MAP=offset", "RTSHIM_TOP=500", NULL };
+	static const char *const with_top[] = { "RTSHIM_PRIO_MAP=offset", "RTSHIM_TOP=70", NULL };
+	struct rtshim_config c;
+
+	fake_env = alone;
+	warnings = 0;
+	memset(warned, 0, sizeof warned);
+	assert_int_equal(rtshim_config_load(&c, fake_get, count_warn, NULL), 1);
+	assert_int_equal(warnings, 1);
+	assert_string_equal(warned[0], "RTSHIM_PRIO_MAP");
+	assert_int_equal(c.prio_map, RTSHIM_PRIO_CLAMP);
+
+	/* a bad top is said, then what it leaves: offset without a top */
+	fake_env = bad_top;
+	warnings = 0;
+	memset(warned, 0, sizeof warned);
+	assert_int_equal(rtshim_config_load(&c, fake_get, count_warn, NULL), 2);
+	assert_string_equal(warned[0], "RTSHIM_TOP");
+	assert_string_equal(warned[1], "RTSHIM_PRIO_MAP");
+	assert_int_equal(c.prio_map, RTSHIM_PRIO_CLAMP);
+
+	fake_env = with_top;
+	warnings = 0;
+	assert_int_equal(rtshim_config_load(&c, fake_get, count_warn, NULL), 0);
+	assert_int_equal(c.prio_map, RTSHIM_PRIO_OFFSET);
+	assert_int_equal(c.prio_top, 70);
+}
+
 static void test_parse_u64(void **state)
 {
 	(void)state;
@@ -190,6 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),   cmocka_unit_test(test_valid_values),
 		cmocka_unit_test(test_bad_values), cmocka_unit_test(test_load),
+		cmocka_unit_test(test_offset_without_top),
 		cmocka_unit_test(test_parse_u64),  cmocka_unit_test(test_format),
 	};
 	return cmocka_run_group_tests_name("shim-config", tests, NULL, NULL);
