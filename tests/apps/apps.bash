@@ -311,5 +311,6 @@ start_pipewire() {
 	WIREPLUMBER=$(find_prog "$SPAWNED" wireplumber) || return 1
 	wait_until 20 has_rt "$PIPEWIRE" || return 1
 	wait_until 20 has_rt "$WIREPLUMBER" || return 1
+	# shellcheck disable=SC2034 # the result: the suites read PW_ENV
 	PW_ENV=("XDG_RUNTIME_DIR=$run" "DBUS_SESSION_BUS_ADDRESS=$(cat "$run/bus-address")")
 }
