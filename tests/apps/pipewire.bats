@@ -111,3 +111,14 @@ assert_synth_under_rtrun() {
 	tid=$(rt_threads "$CLIENT" | awk -v m="$CLIENT" '$1 != m { print $1 }')
 	[ "$(prio_of "$tid")" -eq "$RTKIT_MAX" ]
 }
+
+@test "pw-jack rtrun PROGRAM: rtrun's warnings are about PROGRAM (a static ldconfig); rtrun pw-jack PROGRAM checks the pw-jack script and says nothing" {
+	local warning="rtrun: warning: /sbin/ldconfig is statically linked: LD_PRELOAD has no effect on it"
+	run as_user env "${PW_ENV[@]}" timeout 30 pw-jack "$RTRUN" /sbin/ldconfig -p
+	[ "$status" -eq 0 ]
+	[[ ${lines[0]} == "$warning"* ]]
+	run as_user env "${PW_ENV[@]}" timeout 30 "$RTRUN" pw-jack /sbin/ldconfig -p
+	[ "$status" -eq 0 ]
+	[[ $output != *"rtrun: warning"* ]]
+	[[ ${lines[0]} == *" libs found in cache "* ]]
+}
