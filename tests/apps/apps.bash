@@ -282,3 +282,36 @@ jack_process_thread() {
 	echo "PID $1: no thread runs periodically" >&2
 	return 1
 }
+
+# --- PipeWire ----------------------------------------------------------------------------------
+
+# start_pipewire: a PipeWire session as the test user, as a desktop runs it, headless: a session
+# bus of its own (dbus-run-session), pipewire (its default configuration: no sound card, its
+# Dummy-Driver drives the graph) and wireplumber, in a runtime directory of the test's own.
+# Returns once both hold their rtkit grant.  Sets PIPEWIRE and WIREPLUMBER (PIDs) and PW_ENV, the
+# environment a client of that session gets (XDG_RUNTIME_DIR, the session bus).
+start_pipewire() {
+	local run=$APP_TMP/run
+	mkdir -m 700 "$run"
+	chown "$TEST_USER" "$run"
+	cat >"$APP_TMP/session.sh" <<-'SH'
+		#!/bin/sh
+		# the session bus address for the clients, then the two daemons
+		echo "$DBUS_SESSION_BUS_ADDRESS" >"$XDG_RUNTIME_DIR/bus-address"
+		pipewire &
+		# wireplumber exits ("Failed to connect to PipeWire") if it starts before the socket
+		i=0
+		while [ ! -S "$XDG_RUNTIME_DIR/pipewire-0" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+		wireplumber &
+		wait
+	SH
+	chmod 755 "$APP_TMP/session.sh"
+	spawn "$APP_TMP/pipewire.log" "XDG_RUNTIME_DIR=$run" "XDG_CONFIG_HOME=$run/config" \
+		"XDG_STATE_HOME=$run/state" dbus-run-session -- "$APP_TMP/session.sh"
+	PIPEWIRE=$(find_prog "$SPAWNED" pipewire) || return 1
+	WIREPLUMBER=$(find_prog "$SPAWNED" wireplumber) || return 1
+	wait_until 20 has_rt "$PIPEWIRE" || return 1
+	wait_until 20 has_rt "$WIREPLUMBER" || return 1
+	# shellcheck disable=SC2034 # the result: the suites read PW_ENV
+	PW_ENV=("XDG_RUNTIME_DIR=$run" "DBUS_SESSION_BUS_ADDRESS=$(cat "$run/bus-address")")
+}
