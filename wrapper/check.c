@@ -447,7 +447,7 @@ int rtrun_check(const struct rtrun_options *o)
 		       "host.\n");
 	} else if (rtkit_said == -EBUSY) {
 		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
-		       "processes, 26 requests per 20 s for all your programs): end other realtime "
+		       "processes, 25 requests per 20 s for all your programs): end other realtime "
 		       "programs or wait 20 s.\n");
 	} else {
 		printf("fix: %s.\n", rtrun_rt_error_text(&res, why, sizeof why));
