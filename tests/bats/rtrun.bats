@@ -316,6 +316,10 @@ Try 'rtrun --help' for more information." ]
 		[ "$stderr" = "rtrun: warning: --map offset needs --top N, the program's highest priority (e.g. jackd's -P value): using --map clamp" ]
 		[[ $output == *"current scheduling priority: $MAXPRIO" ]]
 	done
+	# --check describes the mapping the program will get
+	run -0 --separate-stderr as_user "$RTRUN" --check --map offset
+	[ "$stderr" = "rtrun: warning: --map offset needs --top N, the program's highest priority (e.g. jackd's -P value): using --map clamp" ]
+	[[ $output == *"(--map clamp: requests above $MAXPRIO get $MAXPRIO)"* ]]
 	# with a top, from the option or the environment: no warning, the offset
 	run -0 --separate-stderr as_user env RTSHIM_TOP=70 "$RTRUN" --map offset chrt -f 65 sh -c 'chrt -p $$'
 	[ -z "$stderr" ]
