@@ -381,7 +381,7 @@ const char *rtshim_why_text(enum rtshim_why why)
 {
 	switch (why) {
 	case RTSHIM_WHY_DIRECT: return "the kernel's answer";
-	case RTSHIM_WHY_KEPT_FLAG: return "done with SCHED_RESET_ON_FORK kept";
+	case RTSHIM_WHY_KEPT_FLAG: return "done; the thread keeps rtkit's reset-on-fork flag (its children start non-realtime)";
 	case RTSHIM_WHY_ALREADY: return "realtime at that priority already, rtkit not asked";
 	case RTSHIM_WHY_LOWERED: return "lowered within the grant, rtkit not asked";
 	case RTSHIM_WHY_GRANTED: return "granted by rtkit";

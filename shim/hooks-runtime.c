@@ -171,12 +171,30 @@ void rtshim_leave(void)
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static struct rtshim_config cfg;
 
+/* True while the constructor runs: a configuration read then is read for a program that
+ * started realtime (the runaway guard adopts its threads). */
+static bool in_constructor;
+
+/* A bad value is said once per process, not again by each program it execs.  A program that
+ * starts realtime with SCHED_RESET_ON_FORK was made realtime by an earlier program of this same
+ * process (the flag never passes to a child): by rtrun -p, which reports bad values itself
+ * and removes them, or by this shim, which said them when it read them for that grant. */
+static bool said_before_exec(void)
+{
+	long pol;
+
+	if (!__atomic_load_n(&in_constructor, __ATOMIC_RELAXED))
+		return false;
+	pol = syscall(SYS_sched_getscheduler, 0);
+	return pol >= 0 && (pol & SCHED_RESET_ON_FORK) && rtshim_is_rt((int)pol);
+}
+
 static void cfg_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
 {
 	const struct rtshim_config *c = ctx;
 	char shown[48];
 	size_t i;
-	if (c->log_level < RTSHIM_LOG_WARN)
+	if (c->log_level < RTSHIM_LOG_WARN || said_before_exec())
 		return;
 	for (i = 0; i < sizeof shown - 4 && value[i]; i++)
 		shown[i] = (value[i] >= 0x20 && value[i] < 0x7f) ? value[i] : '?';
@@ -340,7 +358,9 @@ __attribute__((constructor)) static void rtshim_init(void)
 		rtshim_trace_init();
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	__atomic_store_n(&in_constructor, true, __ATOMIC_RELAXED);
 	rtshim_runaway_adopt(); /* started realtime (rtrun -p): the runaway guard, as after a grant */
+	__atomic_store_n(&in_constructor, false, __ATOMIC_RELAXED);
 }
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)

@@ -15,14 +15,6 @@
 #include "procfs.h"
 #include "rtrun.h"
 
-static const char *user_name(uid_t uid, char *buf, size_t size)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	snprintf(buf, size, "%s", pw ? pw->pw_name : "?");
-	return buf;
-}
-
 /* An error that will be the same for every other thread of the process. */
 static bool stops_all(int r)
 {
@@ -55,8 +47,8 @@ int rtrun_pid(const struct rtrun_options *o)
 	if (owner != geteuid() && !rtrun_have_cap_sys_nice()) {
 		rtrun_log(RTRUN_ERROR, "process %d (%s) belongs to user %s (uid %u), not to you (%s, "
 			  "uid %u): neither the kernel nor rtkit lets a user change another user's "
-			  "process", (int)pid, comm, user_name(owner, u1, sizeof u1), (unsigned)owner,
-			  user_name(geteuid(), u2, sizeof u2), (unsigned)geteuid());
+			  "process", (int)pid, comm, rtrun_user_name(owner, u1, sizeof u1), (unsigned)owner,
+			  rtrun_user_name(geteuid(), u2, sizeof u2), (unsigned)geteuid());
 		return 1;
 	}
 
@@ -82,7 +74,7 @@ int rtrun_pid(const struct rtrun_options *o)
 
 	req.pid = pid == getpid() ? 0 : pid;
 	req.priority = o->priority;
-	req.policy = o->policy >= 0 ? o->policy : SCHED_RR;
+	req.policy = rtrun_priority_policy(o);
 	req.cfg = &cfg;
 
 	for (size_t i = 0; i < count; i++) {
@@ -120,7 +112,7 @@ int rtrun_pid(const struct rtrun_options *o)
 	if (o->all_tasks || exit_status)
 		rtrun_log(exit_status ? RTRUN_ERROR : RTRUN_INFO, "%zu of %zu thread%s of process %d "
 			  "%s realtime%s", ok, count - gone, count - gone == 1 ? "" : "s", (int)pid,
-			  ok == 1 ? "is" : "are", exit_status ? "" : " now");
+			  ok == 1 || count - gone == 1 ? "is" : "are", exit_status ? "" : " now");
 	free(tids);
 	return exit_status;
 }

@@ -1,5 +1,6 @@
 /* proc.c — what rtrun reads of other processes in /proc (--pid, --status). */
 #include <dirent.h>
+#include <pwd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,4 +78,12 @@ bool rtrun_thread_exists(pid_t pid, pid_t tid)
 
 	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)pid, (int)tid);
 	return access(path, F_OK) == 0;
+}
+
+const char *rtrun_user_name(uid_t uid, char *buf, size_t size)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	snprintf(buf, size, "%s", pw ? pw->pw_name : "?");
+	return buf;
 }

@@ -35,6 +35,7 @@
 struct rtrun_options {
 	int priority;          /* -p N: 1..99; 0 = not given */
 	int policy;            /* --policy: SCHED_RR or SCHED_FIFO; -1 = not given */
+	int priority_policy;   /* chrt's -f / -r: the policy of -p's request only; -1 = not given */
 	const char *rttime_text; /* --rttime USEC as given (validated); NULL = not given */
 	int64_t rttime_us;     /* its value; 0 = not given */
 	const char *timeout_text;
@@ -46,6 +47,7 @@ struct rtrun_options {
 	bool check;            /* --check */
 	bool status;           /* --status */
 	pid_t status_pid;      /* --status PID; 0 = every process of the user with the shim */
+	bool status_pairs;     /* --pairs: --status as key=value lines, for scripts */
 	pid_t pid;             /* --pid ID (a process or one of its threads); 0 = not given */
 	bool all_tasks;        /* -a: --pid acts on every thread of the process */
 	bool require_rt;       /* --require-rt: a failed -p is an error, COMMAND does not run */
@@ -161,6 +163,9 @@ struct rtshim_config;
 int rtrun_options_to_env(const struct rtrun_options *o);
 int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg);
 
+/* The policy -p N asks for: chrt's -f/-r, else --policy, else SCHED_RR (what rtkit grants). */
+int rtrun_priority_policy(const struct rtrun_options *o);
+
 /* Everything for `rtrun [OPTIONS] COMMAND...`; returns only on failure (exit status). */
 int rtrun_run(const struct rtrun_options *o, char **argv);
 
@@ -201,6 +206,8 @@ int rtrun_list_threads(pid_t pid, pid_t **out, size_t *count);
 /* A thread's name ("?" when it cannot be read). */
 void rtrun_comm_of(pid_t pid, pid_t tid, char *buf, size_t size);
 bool rtrun_thread_exists(pid_t pid, pid_t tid);
+/* The name of user `uid` ("?" when it has none). */
+const char *rtrun_user_name(uid_t uid, char *buf, size_t size);
 
 /* check.c / pid.c: exit status 0 (yes / all threads) or 1.  rtrun_check answers for the
  * command program[0] when given (NULL-terminated; 127 when it is not found). */

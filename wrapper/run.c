@@ -47,6 +47,13 @@ int rtrun_resolve_command(const char *cmd, char *path, size_t size)
 	return err;
 }
 
+int rtrun_priority_policy(const struct rtrun_options *o)
+{
+	if (o->priority_policy >= 0)
+		return o->priority_policy;
+	return o->policy >= 0 ? o->policy : SCHED_RR;
+}
+
 static int set(const char *name, const char *value)
 {
 	if (setenv(name, value, 1) == 0)
@@ -137,7 +144,7 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 		.pid = 0,
 		.tid = gettid(),
 		.priority = o->priority,
-		.policy = o->policy >= 0 ? o->policy : SCHED_RR,
+		.policy = rtrun_priority_policy(o),
 		.cfg = cfg,
 		.guard_in_command = false,
 	};
@@ -218,6 +225,11 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	fflush(NULL);
 	execvp(argv[0], argv);
 	r = errno;
-	rtrun_log(RTRUN_ERROR, "failed to execute '%s': %s", argv[0], strerror(r));
+	if (r == ENOENT && rtrun_parse_int(argv[0], 1, INT32_MAX, &(long long){ 0 }) == 0)
+		/* chrt's habit `-p N PID`: here -p is the priority of a command */
+		rtrun_log(RTRUN_ERROR, "failed to execute '%s': %s (for a running process: rtrun "
+			  "--pid %s -p N)", argv[0], strerror(r), argv[0]);
+	else
+		rtrun_log(RTRUN_ERROR, "failed to execute '%s': %s", argv[0], strerror(r));
 	return r == ENOENT ? RTRUN_EXIT_NOT_FOUND : RTRUN_EXIT_CANNOT_EXEC;
 }

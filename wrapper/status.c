@@ -1,9 +1,9 @@
-/* status.c — `rtrun --status [PID]`: is it working?  Which of my processes run with the shim,
- * which of their threads are realtime at what priority, what RLIMIT_RTTIME bounds them, and
- * which threads rtkit's grant left (dropped, or demoted by the runaway guard) or gave a nice
- * level instead.  Everything is read from the kernel (/proc, sched_getscheduler), nothing from
- * the shim.  One line per process and one per thread, `key=value` words after a first word
- * that says which: readable by a person, and by a script with `awk` or `grep`. */
+/* status.c — `rtrun --status [PID]`: is it working?  Which processes run with the shim (the
+ * user's own; root sees everyone's), which of their threads are realtime at what priority,
+ * what RLIMIT_RTTIME bounds them, and which threads rtkit's grant left (dropped, or demoted by
+ * the runaway guard) or gave a nice level instead.  Everything is read from the kernel (/proc,
+ * sched_getscheduler), nothing from the shim.  A table for people, like chrt -p and
+ * gamemodelist; with --pairs one `key=value` line per process and per thread, for scripts. */
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "rtkit-client.h"
 #include "rtrun.h"
 
 /* Does process `pid` have librtshim.so mapped (1), not (0), or is it unreadable (-errno)? */
@@ -78,45 +79,121 @@ static void comm_word(pid_t pid, pid_t tid, char *buf, size_t size)
 			*c = '_';
 }
 
-static void show(pid_t pid, int shim)
+/* What one process shows: its threads as the kernel has them. */
+struct thread_row {
+	pid_t tid;
+	char comm[64], policy[64];
+	int prio, nice;
+	long long cpu_ms;
+	const char *state;
+};
+
+static bool read_thread(pid_t pid, pid_t tid, struct thread_row *t)
 {
-	char comm[64], b1[32], b2[32], pol[64];
+	int policy;
+
+	if (rtrun_thread_sched(tid, &policy, &t->prio) < 0)
+		return false; /* ended meanwhile */
+	errno = 0;
+	t->tid = tid;
+	t->nice = getpriority(PRIO_PROCESS, (id_t)tid);
+	if (t->nice == -1 && errno)
+		t->nice = 0;
+	comm_word(pid, tid, t->comm, sizeof t->comm);
+	rtrun_policy_text(policy, t->policy, sizeof t->policy);
+	t->cpu_ms = cpu_ms(pid, tid);
+	t->state = state_of(policy, t->nice);
+	return true;
+}
+
+/* The highest priority a realtime thread shown has (0: none is realtime). */
+static int shown_top_prio;
+
+static void print_process(pid_t pid, int shim, bool pairs, const struct thread_row *rows,
+			  size_t n, size_t rt)
+{
+	char comm[64], b1[32], b2[32], user[64];
 	struct rlimit rl;
-	pid_t *tids = NULL;
-	size_t count = 0, rt = 0;
+	bool rl_ok = prlimit(pid, RLIMIT_RTTIME, NULL, &rl) == 0;
+	uid_t owner = 0;
 
 	comm_word(pid, pid, comm, sizeof comm);
+	rtshim_proc_owner(pid, &owner);
+	if (pairs) {
+		printf("process pid=%d comm=%s user=%s shim=%s", (int)pid, comm,
+		       rtrun_user_name(owner, user, sizeof user), shim > 0 ? "yes" : "no");
+		if (rl_ok)
+			printf(" rttime_soft=%s rttime_hard=%s",
+			       rtrun_rlim_text(rl.rlim_cur, b1, sizeof b1),
+			       rtrun_rlim_text(rl.rlim_max, b2, sizeof b2));
+		printf(" threads=%zu realtime=%zu\n", n, rt);
+		for (size_t i = 0; i < n; i++)
+			printf("  thread tid=%d comm=%s policy=%s prio=%d nice=%d cpu_ms=%lld state=%s\n",
+			       (int)rows[i].tid, rows[i].comm, rows[i].policy, rows[i].prio,
+			       rows[i].nice, rows[i].cpu_ms, rows[i].state);
+		return;
+	}
+	printf("process %d (%s) of user %s, %s the shim: %zu of %zu thread%s realtime", (int)pid,
+	       comm, rtrun_user_name(owner, user, sizeof user), shim > 0 ? "with" : "without", rt,
+	       n, n == 1 ? "" : "s");
+	if (rl_ok)
+		printf(", RLIMIT_RTTIME %s/%s us (soft/hard)",
+		       rtrun_rlim_text(rl.rlim_cur, b1, sizeof b1),
+		       rtrun_rlim_text(rl.rlim_max, b2, sizeof b2));
+	printf("\n  %-8s %-16s %-28s %4s %4s %8s  %s\n", "TID", "THREAD", "POLICY", "PRIO", "NICE",
+	       "CPU-MS", "STATE");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-8d %-16s %-28s %4d %4d %8lld  %s\n", (int)rows[i].tid, rows[i].comm,
+		       rows[i].policy, rows[i].prio, rows[i].nice, rows[i].cpu_ms, rows[i].state);
+}
+
+static void show(pid_t pid, int shim, bool pairs)
+{
+	struct thread_row *rows;
+	pid_t *tids = NULL;
+	size_t count = 0, n = 0, rt = 0;
+
 	if (rtrun_list_threads(pid, &tids, &count) < 0)
 		return; /* ended meanwhile */
-	for (size_t i = 0; i < count; i++) {
-		long p = syscall(SYS_sched_getscheduler, tids[i]);
-
-		if (p >= 0 && rtshim_is_rt((int)p))
-			rt++;
-	}
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) == 0)
-		printf("process pid=%d comm=%s shim=%s rttime_soft=%s rttime_hard=%s threads=%zu "
-		       "realtime=%zu\n", (int)pid, comm, shim > 0 ? "yes" : "no",
-		       rtrun_rlim_text(rl.rlim_cur, b1, sizeof b1),
-		       rtrun_rlim_text(rl.rlim_max, b2, sizeof b2), count, rt);
-	else
-		printf("process pid=%d comm=%s shim=%s threads=%zu realtime=%zu\n", (int)pid, comm,
-		       shim > 0 ? "yes" : "no", count, rt);
-	for (size_t i = 0; i < count; i++) {
-		int policy, prio, nice;
-
-		if (rtrun_thread_sched(tids[i], &policy, &prio) < 0)
-			continue; /* ended meanwhile */
-		errno = 0;
-		nice = getpriority(PRIO_PROCESS, (id_t)tids[i]);
-		if (nice == -1 && errno)
-			nice = 0;
-		comm_word(pid, tids[i], comm, sizeof comm);
-		printf("  thread tid=%d comm=%s policy=%s prio=%d nice=%d cpu_ms=%lld state=%s\n",
-		       (int)tids[i], comm, rtrun_policy_text(policy, pol, sizeof pol), prio, nice,
-		       cpu_ms(pid, tids[i]), state_of(policy, nice));
-	}
+	rows = calloc(count ? count : 1, sizeof *rows);
+	for (size_t i = 0; rows && i < count; i++)
+		if (read_thread(pid, tids[i], &rows[n])) {
+			if (!strcmp(rows[n].state, "realtime")) {
+				rt++;
+				if (rows[n].prio > shown_top_prio)
+					shown_top_prio = rows[n].prio;
+			}
+			n++;
+		}
+	if (rows)
+		print_process(pid, shim, pairs, rows, n, rt);
+	free(rows);
 	free(tids);
+}
+
+/* A thread at rtkit's maximum may have asked for more: the kernel keeps no record of the
+ * request, so say what the number means rather than let 20 pass for what jackd -P 70 asked. */
+static void explain_top(void)
+{
+	const struct rtshim_client_v1 *c;
+	struct rtkit_limits lim;
+
+	if (!shown_top_prio || !(c = rtrun_client()) || c->get_limits(&lim) < 0 ||
+	    shown_top_prio != lim.max_realtime_priority)
+		return;
+	printf("\nPriority %d is rtkit's maximum: a thread that asked for more (jackd -P 70, say) "
+	       "was lowered to it (rtrun -v COMMAND shows what each thread asked for and got; "
+	       "--map scale or --map offset keep the order of priorities).\n", shown_top_prio);
+}
+
+/* May this process see process `pid` under --status?  Its own user's; root: everyone's. */
+static bool listed(pid_t pid)
+{
+	uid_t owner;
+
+	if (pid == getpid() || rtshim_proc_owner(pid, &owner) < 0)
+		return false;
+	return (owner == getuid() || geteuid() == 0) && has_shim(pid) == 1;
 }
 
 int rtrun_status(const struct rtrun_options *o)
@@ -125,6 +202,7 @@ int rtrun_status(const struct rtrun_options *o)
 	size_t shown = 0;
 	DIR *d;
 
+	rtrun_client_set_timeout_ms(o->timeout_ms ? o->timeout_ms : 500);
 	if (o->status_pid) {
 		int shim = has_shim(o->status_pid);
 
@@ -133,10 +211,11 @@ int rtrun_status(const struct rtrun_options *o)
 				  strerror(-shim));
 			return 1;
 		}
-		show(o->status_pid, shim);
+		show(o->status_pid, shim, o->status_pairs);
+		if (!o->status_pairs)
+			explain_top();
 		return 0;
 	}
-	/* every process of this user that has the shim loaded */
 	d = opendir("/proc");
 	if (!d) {
 		rtrun_log(RTRUN_ERROR, "cannot read /proc: %s", strerror(errno));
@@ -144,17 +223,18 @@ int rtrun_status(const struct rtrun_options *o)
 	}
 	while ((e = readdir(d))) {
 		long long pid;
-		uid_t owner;
 
-		if (rtrun_parse_int(e->d_name, 1, INT_MAX, &pid) < 0 ||
-		    rtshim_proc_owner((pid_t)pid, &owner) < 0 || owner != getuid() ||
-		    (pid_t)pid == getpid() || has_shim((pid_t)pid) != 1)
+		if (rtrun_parse_int(e->d_name, 1, INT_MAX, &pid) < 0 || !listed((pid_t)pid))
 			continue;
-		show((pid_t)pid, 1);
-		shown++;
+		if (shown++ && !o->status_pairs)
+			putchar('\n');
+		show((pid_t)pid, 1, o->status_pairs);
 	}
 	closedir(d);
 	if (!shown)
-		printf("no process of yours runs with %s\n", RTRUN_SHIM_FILE);
+		printf("no process %sruns with %s\n", geteuid() == 0 ? "" : "of yours ",
+		       RTRUN_SHIM_FILE);
+	else if (!o->status_pairs)
+		explain_top();
 	return 0;
 }

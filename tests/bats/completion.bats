@@ -58,6 +58,15 @@ complete_line() {
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always off refused " ]
 	run -0 complete_line "rtrun --pid "
 	grep -qx 1 <<<"$output"
+	# --nice-fallback's value as the next word, or the command; then the command
+	run -0 complete_line "rtrun --nice-fallback alw"
+	grep -qx always <<<"$output"
+	run -0 complete_line "rtrun --nice-fallback jac-rts"
+	[ "$output" = jac-rtshim-test ]
+	run -0 complete_line "rtrun --nice-fallback off jac-rts"
+	[ "$output" = jac-rtshim-test ]
+	run -0 complete_line "rtrun --nice-fallback off chrt --al"
+	[ "$output" = --all-tasks ]
 	# a value that is free text gets no completion
 	run -0 complete_line "rtrun --top "
 	[ -z "$output" ]

@@ -47,7 +47,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
 		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
 	)
-	local -a starts_nothing=(--check --pid --status --all-tasks --help --version)
+	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --help --version)
 	local opt args
 	run -0 "$RTRUN" --help
 	for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u); do
@@ -64,12 +64,14 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	run -0 "$SD" org.rtshim.Synth -q --nice-fallback=always
 	[ "$(exec_line)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth %U" ]
 	grep -qx 'Exec=rtrun -q --nice-fallback=always /usr/lib/synth/synth --new' "$O"
+	run -0 "$SD" --nice-fallback off org.rtshim.Synth
+	[ "$(exec_line)" = "rtrun --nice-fallback off /usr/lib/synth/synth %U" ]
 	run -0 desktop-file-validate "$O"
 }
 
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
-	for a in --check --ch "--pid 1" --pid=1 --status --all-tasks -a -va --help-me -V --version --vers; do
+	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --help-me --vers; do
 		# shellcheck disable=SC2086
 		run -2 "$SD" $a org.rtshim.Synth
 		[[ $output == *"starts no program"* || $output == *"rtrun: "* ]] || { echo "$a: $output"; return 1; }
@@ -89,13 +91,48 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	[ "$(exec_line)" = "rtrun -p 10 /usr/lib/synth/synth %U" ]
 	run -0 "$SD" --rtrun "$RTRUN" -p 10 org.rtshim.Synth
 	[ "$(exec_line)" = "$(readlink -f "$RTRUN") -p 10 /usr/lib/synth/synth %U" ]
-	# no rtrun in PATH: options cannot be checked; without options a warning, the entry is written
-	run -1 env PATH=/usr/bin:/bin "$SD" -p 10 org.rtshim.Synth
+	# no rtrun anywhere (a copy of the script outside the tree, a PATH without rtrun): options
+	# cannot be checked; without options a warning, the entry is written
+	local nortrun
+	nortrun=$(path_without_rtrun)
+	cp "$SD" "$BATS_TEST_TMPDIR/rtshim-desktop"
+	run -1 env PATH="$nortrun" "$BATS_TEST_TMPDIR/rtshim-desktop" -p 10 org.rtshim.Synth
 	[[ $output == *"rtrun is not in PATH"* ]]
-	run -0 --separate-stderr env PATH=/usr/bin:/bin "$SD" org.rtshim.Synth
+	run -0 --separate-stderr env PATH="$nortrun" "$BATS_TEST_TMPDIR/rtshim-desktop" org.rtshim.Synth
 	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[[ $stderr == *"rtrun is not in PATH here"* ]]
 	[ "$(exec_line)" = "rtrun /usr/lib/synth/synth %U" ]
+}
+
+# a PATH with every program of /usr/bin and /bin but rtrun (the machine may have rtshim installed)
+path_without_rtrun() {
+	local d=$BATS_TEST_TMPDIR/nortrun f
+	mkdir -p "$d"
+	for f in /usr/bin/* /bin/*; do
+		[[ ${f##*/} == rtrun || -e $d/${f##*/} ]] || ln -s "$f" "$d/${f##*/}"
+	done
+	echo "$d"
+}
+
+@test "rtshim-desktop from the build tree, rtrun not installed: the build tree's rtrun checks the options and goes in Exec" {
+	local built
+	built=$(readlink -f "$RTSHIM_ROOT/build/bin/rtrun")
+	[ -x "$built" ]
+	run -0 --separate-stderr env PATH="$(path_without_rtrun)" "$SD" -p 10 org.rtshim.Synth
+	[ "$stderr" = "rtshim-desktop: warning: rtrun is not installed (not in PATH): Exec runs this build tree's $built; after make install (or the rtshim package), write the entry again" ]
+	[ "$(exec_line)" = "$built -p 10 /usr/lib/synth/synth %U" ]
+	run -2 env PATH="$(path_without_rtrun)" "$SD" -p 100 org.rtshim.Synth
+	[[ $output == "rtshim-desktop: rtrun: invalid priority '100'"* ]]
+}
+
+@test "rtshim-desktop --version: the release of the Makefile and of rtrun --version" {
+	run -0 "$SD" --version
+	local v
+	v=$(sed -n 's/^VERSION *:= *//p' "$RTSHIM_ROOT/Makefile")
+	[ "$output" = "rtshim-desktop (rtshim) $v" ]
+	run -0 "$SD" -V
+	[ "$output" = "rtshim-desktop (rtshim) $v" ]
+	[ "$("$RTRUN" --version)" = "rtrun (rtshim) $v" ]
 }
 
 @test "rtshim-desktop records the rtrun options in the override (X-Rtshim-Options)" {

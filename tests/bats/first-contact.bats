@@ -8,7 +8,8 @@
 #   - INSTALL_DEPS= that stand-in; BUILD_ONLY=1 (build what would run, do not run it);
 #   - CC= a wrapper that logs every compiler command line (and, for make check, writes empty
 #     outputs instead of compiling: the flags are what is checked, and it stays fast).
-# No root, no bus, no testbed.
+# Then the README's first screen: its order (install, rtrun --check, rtrun PROGRAM, what it buys,
+# the quick start) and that make install installs what it says.  No root, no bus, no testbed.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -110,4 +111,51 @@ every_client_compile_has_dbus_flags() {
 @test "make bench on a machine without the build dependencies: builds with dbus-1's flags" {
 	CC_NOOP=1 run -0 top_make bench FUZZ_CC="$STUB/cc"
 	every_client_compile_has_dbus_flags
+}
+
+# section_line TITLE: the line number of README's "## TITLE" heading
+section_line() { grep -n -m1 -x "## $1" "$RTSHIM_ROOT/README.md" | cut -d: -f1; }
+# section TITLE: README's section "## TITLE", up to the next "## " heading
+section() { awk -v h="## $1" '$0 == h { on = 1; next } on && /^## / { exit } on' "$RTSHIM_ROOT/README.md"; }
+
+@test "README's first screen: install, rtrun --check, rtrun PROGRAM, what it buys (the benchmark's figures and picture), then the quick start" {
+	local order=("Install" "Will my programs get realtime here?" "Run your program through rtrun"
+		"What it buys" "Quick start (Debian 12, as root)" "Using it") prev=0 n t
+	for t in "${order[@]}"; do
+		n=$(section_line "$t")
+		[[ -n $n ]] || { echo "README has no '## $t'"; return 1; }
+		((n > prev)) || { echo "'## $t' (line $n) comes before what should precede it"; return 1; }
+		prev=$n
+	done
+	# what it buys, with its picture, within the first 80 lines
+	n=$(grep -n -m1 '](docs/bench/latency.png)' "$RTSHIM_ROOT/README.md" | cut -d: -f1)
+	((n < 80)) || { echo "the picture is at line $n"; return 1; }
+	[ -f "$RTSHIM_ROOT/docs/bench/latency.png" ]
+	# the figures are the latest benchmark's (its summary sentence, rewritten by make bench)
+	local bench plain rt root buys
+	bench=$(sed -n '/<!-- bench-table:begin -->/,/<!-- bench-table:end -->/p' "$RTSHIM_ROOT/README.md" |
+		grep -o 'had [0-9]* xruns in [0-9]* s without rtrun and [0-9]* with it (root: [0-9]*)')
+	read -r plain rt root < <(sed -E 's/had ([0-9]+) xruns in [0-9]+ s without rtrun and ([0-9]+) with it \(root: ([0-9]+)\)/\1 \2 \3/' <<<"$bench")
+	buys=$(section "What it buys" | tr '\n' ' ')
+	[[ $buys == *"**$plain xruns in 14 s without rtrun, $rt under rtrun, $root as root**"* ]] ||
+		{ echo "What it buys does not say $plain / $rt / $root:"; echo "$buys"; return 1; }
+	# each step's command, in its section
+	[[ $(section "Install") == *"make && make install"* && $(section "Install") == *"apt install ../librtshim_"* ]]
+	[[ $(section "Will my programs get realtime here?") == *'$ rtrun --check'* ]]
+	[[ $(section "Run your program through rtrun") == *"rtrun my-program"* ]]
+	# the quick start keeps exactly its two commands
+	run -0 bash -c "awk '/^\`\`\`sh/ { on = 1; next } /^\`\`\`/ { on = 0 } on' <<<\"\$1\" | sed 's/ *#.*//; /^ *\$/d'" _ "$(section "Quick start (Debian 12, as root)")"
+	[ "$output" = $'make demo\nmake check' ]
+}
+
+@test "README's install step: make install puts rtrun, the shim, man pages and completion under PREFIX" {
+	local d=$BATS_TEST_TMPDIR/dest f
+	run -0 make -C "$RTSHIM_ROOT" --no-print-directory install PREFIX=/usr/local DESTDIR="$d" I386=
+	for f in bin/rtrun bin/rtshim-desktop "lib/$MULTIARCH/rtshim/librtshim.so" \
+		"lib/$MULTIARCH/rtshim/librtshim-client.so" share/man/man1/rtrun.1 share/man/man7/rtshim.7 \
+		share/bash-completion/completions/rtrun; do
+		[ -f "$d/usr/local/$f" ] || { echo "make install did not install /usr/local/$f"; return 1; }
+	done
+	run -0 "$d/usr/local/bin/rtrun" --version
+	[[ $output == "rtrun (rtshim) "* ]]
 }

@@ -94,7 +94,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $output == "rtrun (rtshim) "[0-9]* ]]
 	run -0 "$RTRUN" --help
 	for o in --priority --policy --rttime --timeout --no-reset-on-fork --reset-on-fork --strict \
-		--verbose --quiet --trace --check --pid --all-tasks --require-rt --help --version; do
+		--verbose --quiet --trace --check --pid --all-tasks --require-rt --status --pairs --help --version; do
 		[[ $output == *"$o"* ]] || { echo "--help does not mention $o"; return 1; }
 	done
 	run -0 "$RTRUN" -h
@@ -110,7 +110,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 		"--pid 0" "--pid x" "--pid -1" "--pid"
 		"--no-such-option true" "-x true" "-p"
 		"--check --pid 1" "--pid 1 true"
-		"--pid 1" "-a true" "--all-tasks -p 5 true" "--require-rt true"
+		"-r true" "-a true" "--all-tasks -p 5 true" "--require-rt true" "--pairs"
 	)
 	local args
 	for args in "${bad[@]}"; do
@@ -205,6 +205,18 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $output == *"self 5: rc=0 err=OK"* ]]
 }
 
+@test "the shim alone: a bad RTSHIM_* value is said once per process, not again by the program it execs" {
+	# chrt gets realtime through rtkit (its request reads the configuration), then execs true,
+	# which starts realtime: one warning per chrt, with that chrt's PID
+	run -0 --separate-stderr as_user env RTSHIM_TOP=500 LD_PRELOAD="$SHIM_PRELOAD" \
+		sh -c 'chrt -f 5 sh -c "echo \$\$; exec chrt -p \$\$"; chrt -f 5 sh -c "echo \$\$; exec true"'
+	local w='RTSHIM_TOP="500" is not valid (expected 1..99): using the default 99'
+	[ "${#stderr_lines[@]}" = 2 ]
+	[ "${stderr_lines[0]}" = "rtshim[${lines[0]}]: $w" ]
+	[[ ${lines[1]} == *"current scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK" ]]
+	[ "${stderr_lines[1]}" = "rtshim[${lines[3]}]: $w" ]
+}
+
 @test "rtrun -v tells the LD_PRELOAD value; quiet by default" {
 	run -0 --separate-stderr as_user "$RTRUN" true
 	[ -z "$stderr" ]
@@ -214,6 +226,106 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 
 # ---------------------------------------------------------------------------------------------
 # LD_PRELOAD composition
+
+# ---------------------------------------------------------------------------------------------
+# Habits from chrt, env and lsblk
+
+@test "--nice-fallback takes its value as the next word too; any other word is the command" {
+	local w
+	for w in always refused off; do
+		run -0 --separate-stderr as_user "$RTRUN" --nice-fallback "$w" sh -c 'echo "$RTSHIM_NICE_FALLBACK"'
+		[ "$output" = "$w" ]
+		[ -z "$stderr" ]
+	done
+	run -0 --separate-stderr as_user "$RTRUN" --nice-fallback sh -c 'echo "$RTSHIM_NICE_FALLBACK"'
+	[ "$output" = always ]
+	run -0 --separate-stderr as_user "$RTRUN" --nice-fallback=off sh -c 'echo "$RTSHIM_NICE_FALLBACK"'
+	[ "$output" = off ]
+	# what it does, read from the kernel: no realtime, rtkit's nice level instead
+	run -1 --separate-stderr as_user "$RTRUN" --nice-fallback always chrt -f 5 true
+	run -0 as_user "$RTRUN" --nice-fallback always "$PROBES/shim-script" <<<'self 5'
+	[[ $output == *"self 5: rc=-1 err=EPERM "*"kernel=OTHER|RESET 0"* ]]
+}
+
+@test "chrt's -r N and -f N: the main thread gets priority N; a bare -r goes with -p" {
+	run -0 --separate-stderr as_user "$RTRUN" -r 10 sh -c 'chrt -p $$'
+	[ "${lines[0]}" = "pid ${lines[0]#pid }" ]
+	[[ ${lines[0]} == *"current scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK" ]]
+	[[ ${lines[1]} == *"current scheduling priority: 10" ]]
+	[ -z "$stderr" ]
+	# as root the direct call, with chrt's policy, for the main thread only (no RTSHIM_POLICY)
+	run -0 as_root "$RTRUN" -f 30 sh -c 'chrt -p $$; echo "policy=${RTSHIM_POLICY-unset}"'
+	[[ ${lines[0]} == *"current scheduling policy: SCHED_FIFO" ]]
+	[[ ${lines[1]} == *"current scheduling priority: 30" ]]
+	[ "${lines[2]}" = policy=unset ]
+	run -0 as_root "$RTRUN" -r -p 31 sh -c 'chrt -p $$'
+	[[ ${lines[0]} == *"current scheduling policy: SCHED_RR" ]]
+	run -125 --separate-stderr as_user "$RTRUN" -r true
+	[ "$stderr" = "rtrun: -f and -r need a priority, as for chrt: rtrun -r N COMMAND, or rtrun -r --pid PID -p N
+Try 'rtrun --help' for more information." ]
+	run -125 --separate-stderr as_user "$RTRUN" -r 100 true
+	[ "${stderr%%$'\n'*}" = "rtrun: invalid priority '100': expected 1..99" ]
+	# chrt's other policies are chrt's business, said so
+	run -125 --separate-stderr as_user "$RTRUN" -b 0 true
+	[ "${stderr%%$'\n'*}" = "rtrun: invalid option -- 'b' (rtrun makes threads realtime only: -p N, -f N or -r N; for other policies use chrt)" ]
+}
+
+@test "chrt's -p N PID habit: a number as the command is not found, with the --pid form" {
+	run -127 --separate-stderr as_user "$RTRUN" -p 10 4242
+	[ "$stderr" = "rtrun: failed to execute '4242': No such file or directory (for a running process: rtrun --pid 4242 -p N)" ]
+}
+
+@test "--pid PID without -p shows the process, as chrt -p PID and --status PID do" {
+	bg_run sh -c "$SH_WAIT"
+	run -0 --separate-stderr as_user "$RTRUN" --pid "$PID"
+	local shown=$output
+	[ -z "$stderr" ]
+	[[ ${lines[0]} == "process $PID (cat) of user $TEST_USER, without the shim: 0 of 1 thread realtime, RLIMIT_RTTIME "* ]]
+	run -0 as_user "$RTRUN" --status "$PID"
+	[ "$output" = "$shown" ]
+	run -125 --separate-stderr as_user "$RTRUN" --pid "$PID" true
+	[ "${stderr%%$'\n'*}" = "rtrun: --pid PID without -p shows the process (as --status PID does) and takes no command, not 'true'" ]
+}
+
+@test "--status 1 2 names the argument too many; --status x names x" {
+	run -125 --separate-stderr as_user "$RTRUN" --status 1 2
+	[ "$stderr" = "rtrun: --status takes one PID: unexpected '2'
+Try 'rtrun --help' for more information." ]
+	run -125 --separate-stderr as_user "$RTRUN" --status x
+	[ "${stderr%%$'\n'*}" = "rtrun: --status takes a PID, not 'x'" ]
+	run -125 --separate-stderr as_user "$RTRUN" --pairs true
+	[ "${stderr%%$'\n'*}" = "rtrun: --pairs goes with --status" ]
+}
+
+@test "--pid: one thread, unchanged, is said in the singular" {
+	bg_run sh -c "$SH_WAIT"
+	polkit_deny
+	run -1 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 5
+	[ "$stderr" = "rtrun: 0 of 1 thread of process $PID is realtime" ]
+}
+
+@test "-v says a drop on a granted thread in words: done, the reset-on-fork flag stays" {
+	run -0 --separate-stderr as_user "$RTRUN" -v "$PROBES/shim-script" <<<$'self 5\ndrop'
+	[[ $output == *"drop: rc=0 err=OK kernel=OTHER|RESET 0"* ]]
+	[[ $stderr == *"]: thread "*": OTHER/0 requested → done; the thread keeps rtkit's reset-on-fork flag (its children start non-realtime)"* ]]
+}
+
+@test "--map offset without --top: said in rtrun's terms, the clamp applied (70 and 65 both 20, not 1)" {
+	local p
+	for p in 70 65; do
+		run -0 --separate-stderr as_user "$RTRUN" --map offset chrt -f "$p" sh -c 'chrt -p $$'
+		[ "$stderr" = "rtrun: warning: --map offset needs --top N, the program's highest priority (e.g. jackd's -P value): using --map clamp" ]
+		[[ $output == *"current scheduling priority: $MAXPRIO" ]]
+	done
+	# --check describes the mapping the program will get
+	run -0 --separate-stderr as_user "$RTRUN" --check --map offset
+	[ "$stderr" = "rtrun: warning: --map offset needs --top N, the program's highest priority (e.g. jackd's -P value): using --map clamp" ]
+	[[ $output == *"(--map clamp: requests above $MAXPRIO get $MAXPRIO)"* ]]
+	# with a top, from the option or the environment: no warning, the offset
+	run -0 --separate-stderr as_user env RTSHIM_TOP=70 "$RTRUN" --map offset chrt -f 65 sh -c 'chrt -p $$'
+	[ -z "$stderr" ]
+	[[ $output == *"current scheduling priority: $((MAXPRIO - 5))" ]]
+}
 
 @test "LD_PRELOAD: the shim alone, via \$LIB, and the loader really maps it" {
 	run -0 as_user env -u LD_PRELOAD "$RTRUN" printenv LD_PRELOAD
@@ -569,10 +681,9 @@ EOF
 	[ "$(sched_of "$PID" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 7" ]
 }
 
-@test "--pid needs -p (no silent default); above the maximum: clamped with a warning" {
+@test "--pid without -p changes nothing (no silent default); above the maximum: clamped with a warning" {
 	bg_run sh -c "$SH_WAIT"
-	run -125 --separate-stderr as_user "$RTRUN" --pid "$PID"
-	[[ $stderr == *"--pid needs -p N"* ]]
+	run -0 --separate-stderr as_user "$RTRUN" --pid "$PID"
 	[ "$(sched_of "$PID")" = "SCHED_OTHER 0" ]
 	run -0 --separate-stderr as_user "$RTRUN" --pid "$PID" -p 90
 	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK $MAXPRIO" ]
@@ -641,28 +752,56 @@ ask() {
 	echo "no answer to $1:"; cat "$OUT" "$ERR"; return 1
 }
 
-@test "--status: the processes with the shim, each thread's policy, nice level and state, from the kernel" {
+@test "--status --pairs: the processes with the shim, each thread's policy, nice level and state, from the kernel" {
 	bg_run "$RTRUN" "$PROBES/shim-script"
 	ask 'self 5'
-	run -0 as_user "$RTRUN" --status
-	[[ $output == *"process pid=$PID comm=shim-script shim=yes rttime_soft="*" rttime_hard=$RTTIME_MAX threads=1 realtime=1"* ]]
+	run -0 as_user "$RTRUN" --status --pairs
+	[[ $output == *"process pid=$PID comm=shim-script user=$TEST_USER shim=yes rttime_soft="*" rttime_hard=$RTTIME_MAX threads=1 realtime=1"* ]]
 	[[ $output == *"  thread tid=$PID comm=shim-script policy=SCHED_RR|SCHED_RESET_ON_FORK prio=5 nice=0 cpu_ms="*" state=realtime"* ]]
 	# the grant ended (a drop, or the runaway guard): said so
 	ask 'drop'
-	run -0 as_user "$RTRUN" --status "$PID"
+	run -0 as_user "$RTRUN" --status --pairs "$PID"
 	[[ $output == *"thread tid=$PID comm=shim-script policy=SCHED_OTHER|SCHED_RESET_ON_FORK prio=0 nice=0 "*"state=realtime-ended"* ]]
 	# rtkit allows nice levels only: the nice fallback
 	touch "$WORK/polkit-changed"; tb_polkit nice-only
 	ask 'self 6'
-	run -0 as_user "$RTRUN" --status "$PID"
+	run -0 as_user "$RTRUN" --status --pairs "$PID"
 	[[ $output == *"thread tid=$PID comm=shim-script policy=SCHED_OTHER|SCHED_RESET_ON_FORK prio=0 nice=-15 "*"state=nice-instead"* ]]
 	# a process without the shim is not listed, and is said to have none when asked about
 	bg_stop
-	run -0 as_user "$RTRUN" --status
+	run -0 as_user "$RTRUN" --status --pairs
 	[[ $output != *"pid=$PID "* ]]
-	run -0 as_user sh -c "exec '$RTRUN' --status \$\$"
-	[[ $output == "process pid="*" comm=rtrun shim=no "* ]]
+	run -0 as_user sh -c "exec '$RTRUN' --status --pairs \$\$"
+	[[ $output == "process pid="*" comm=rtrun user=$TEST_USER shim=no "* ]]
 	run -1 as_user "$RTRUN" --status 2147483647
+}
+
+@test "--status: a table like chrt -p's words; a thread at rtkit's maximum is said to may have asked for more" {
+	bg_run "$RTRUN" "$PROBES/shim-script"
+	ask 'self 70'
+	run -0 --separate-stderr as_user "$RTRUN" --status "$PID"
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "process $PID (shim-script) of user $TEST_USER, with the shim: 1 of 1 thread realtime, RLIMIT_RTTIME $((RTTIME_MAX * 8 / 10))/$RTTIME_MAX us (soft/hard)" ]
+	[ "${lines[1]}" = "  TID      THREAD           POLICY                       PRIO NICE   CPU-MS  STATE" ]
+	[[ ${lines[2]} =~ ^\ \ $PID\ +shim-script\ +SCHED_RR\|SCHED_RESET_ON_FORK\ +$MAXPRIO\ +0\ +[0-9]+\ \ realtime$ ]]
+	[ "${lines[3]}" = "Priority $MAXPRIO is rtkit's maximum: a thread that asked for more (jackd -P 70, say) was lowered to it (rtrun -v COMMAND shows what each thread asked for and got; --map scale or --map offset keep the order of priorities)." ]
+	# below the maximum: no such note
+	ask 'self 5'
+	run -0 as_user "$RTRUN" --status "$PID"
+	[ "${#lines[@]}" = 3 ]
+}
+
+@test "--status as root: every user's processes with the shim, not 'no process of yours'" {
+	bg_run "$RTRUN" "$PROBES/shim-script"
+	run -0 as_root "$RTRUN" --status
+	[[ $output == *"process $PID (shim-script) of user $TEST_USER, with the shim: "* ]]
+	run -0 as_root "$RTRUN" --status --pairs
+	[[ $output == *"process pid=$PID comm=shim-script user=$TEST_USER shim=yes "* ]]
+	# the test user sees no process of root's
+	bg_stop
+	bg_run --root "$RTRUN" "$PROBES/shim-script"
+	run -0 as_user "$RTRUN" --status --pairs
+	[[ $output != *"pid=$PID "* ]]
 }
 
 @test "--check with rtkit and polkit allowing: yes, the limits, the priority range, exit 0" {
@@ -801,14 +940,14 @@ ask() {
 	[ -z "$output" ]
 }
 
-@test "--map offset without --top: one warning and the clamp, in the program and in --check" {
+@test "RTSHIM_PRIO_MAP=offset without a top in the environment: the shim's one warning and the clamp, in the program and in --check" {
 	local p
 	for p in 70 65; do
-		run -0 --separate-stderr as_user "$RTRUN" --map offset chrt -f "$p" sh -c 'chrt -p $$'
+		run -0 --separate-stderr as_user env RTSHIM_PRIO_MAP=offset "$RTRUN" chrt -f "$p" sh -c 'chrt -p $$'
 		[ "$stderr" = 'rtrun: warning: RTSHIM_PRIO_MAP="offset" is not valid (accepted: clamp, scale, or offset together with RTSHIM_TOP (--top)): the shim will use clamp' ]
 		[[ $output == *"current scheduling priority: $MAXPRIO" ]]
 	done
-	run -0 as_user "$RTRUN" --check --map offset -p 70
+	run -0 as_user env RTSHIM_PRIO_MAP=offset "$RTRUN" --check -p 70
 	grep -Fx '  environment     RTSHIM_PRIO_MAP="offset" is not valid (accepted: clamp, scale, or offset together with RTSHIM_TOP (--top)): the shim uses clamp' <<<"$output"
 	grep -Fx "yes: programs started with rtrun get realtime through rtkit: SCHED_RR|SCHED_RESET_ON_FORK at priority 1..$MAXPRIO (--map clamp: requests above $MAXPRIO get $MAXPRIO)." <<<"$output"
 }
@@ -920,6 +1059,7 @@ ask() {
 		RTSHIM_LOG RTSHIM_TIMEOUT_MS \
 		RTSHIM_RTTIME_US RTSHIM_RESET_ON_FORK RTSHIM_STRICT RTSHIM_POLICY RTSHIM_TRACE \
 		--map --top --runaway --inherit RTSHIM_PRIO_MAP RTSHIM_TOP RTSHIM_RUNAWAY RTSHIM_INHERIT \
+		--status --pairs --nice-fallback "-f N" "-r N" \
 		"EXIT STATUS" 125 126 127 "rtshim(7)"; do
 		[[ $text == *"$o"* ]] || { echo "rtrun(1) lacks $o"; return 1; }
 	done

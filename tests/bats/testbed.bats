@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The testbed itself: the real stack comes up, proves the premise, and leaves nothing behind.
 
+bats_require_minimum_version 1.5.0
 load common
 
 RTKIT_CALL=(busctl --system call org.freedesktop.RealtimeKit1 /org/freedesktop/RealtimeKit1
@@ -103,4 +104,43 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	[ "$old" != "$new" ]
 	run as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
 	[ "$status" -eq 0 ]
+}
+
+@test "testbed: start says what runs where; --dir is read wherever it comes before --" {
+	TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX)
+	export TB_DIR
+	run -0 "$TESTBED" start --dir "$TB_DIR"
+	[ "${#lines[@]}" = 2 ]
+	[ "${lines[0]}" = "testbed: running in $TB_DIR: dbus-daemon (pid $(tb_pid bus)), polkitd (pid $(tb_pid polkit)), rtkit-daemon (pid $(tb_pid rtkit))" ]
+	[ "${lines[1]}" = "export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$TB_DIR/bus" ]
+	# --dir after the command's own arguments
+	run -0 "$TESTBED" pid rtkit --dir "$TB_DIR"
+	[ "$output" = "$(tb_pid rtkit)" ]
+	run -0 "$TESTBED" polkit deny --dir "$TB_DIR"
+	run as_user "${RTKIT_CALL[@]}"
+	[ "$status" -ne 0 ]
+	run -0 "$TESTBED" polkit allow --dir="$TB_DIR"
+	run -0 as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+}
+
+@test "testbed: a command on a directory where nothing runs says so, exit 1" {
+	local dir
+	dir=$(mktemp -d /tmp/rtshim-tb.XXXXXX)
+	run -1 --separate-stderr "$TESTBED" polkit deny --dir "$dir"
+	[ "$stderr" = "testbed: no testbed is running in $dir (start one: scripts/testbed start --dir $dir)" ]
+	run -1 --separate-stderr "$TESTBED" pid rtkit --dir "$dir"
+	[ "$stderr" = "testbed: rtkit is not running in $dir" ]
+	run -1 --separate-stderr "$TESTBED" restart-rtkit --dir "$dir"
+	[[ $stderr == "testbed: no testbed is running in $dir "* ]]
+	rmdir "$dir"
+}
+
+@test "testbed: run gives the test user a user's PATH, not root's" {
+	tb_start
+	run -0 env PATH="/root/bin:/usr/sbin:$PATH" "$TESTBED" run --dir "$TB_DIR" -- sh -c 'echo "$PATH"'
+	[ "$output" = "$(sed -n 's/^ENV_PATH[[:space:]]*PATH=//p' /etc/login.defs):/usr/sbin:/sbin" ]
+	[[ $output != */root* && $output != */local/sbin* ]]
+	# --root keeps root's
+	run -0 env PATH="/root/bin:$PATH" "$TESTBED" run --dir "$TB_DIR" --root -- sh -c 'echo "$PATH"'
+	[[ $output == /root/bin:* ]]
 }
