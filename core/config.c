@@ -198,7 +198,7 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_STRICT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_strict },
 	{ "RTSHIM_POLICY", "asked", "rr, fifo or asked", parse_policy },
 	{ "RTSHIM_PRIO_MAP", "clamp", "clamp, scale or offset", parse_prio_map },
-	{ "RTSHIM_TOP", "(unset: --map offset falls back to clamp)", "1..99", parse_top },
+	{ "RTSHIM_TOP", "none", "1..99", parse_top },
 	{ "RTSHIM_RUNAWAY", "demote", "demote or kill", parse_runaway },
 	{ "RTSHIM_INHERIT", "0", "1 or 0 (yes/no, true/false, on/off)", parse_inherit },
 	{ "RTSHIM_NICE_FALLBACK", "refused", "refused, always (or 1) or off (or 0)", parse_nice_fallback },

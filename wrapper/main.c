@@ -102,7 +102,7 @@ static void usage(void)
 	      "                       (default), scale (1..99 onto 1..max, order kept), offset\n"
 	      "                       (--top N becomes the maximum, N-k the maximum-k)\n"
 	      "      --top N          the program's highest priority, for --map offset (1..99;\n"
-	      "                       default 99); --map offset without it: the clamp, warned\n"
+	      "                       default none); --map offset without it: the clamp, warned\n"
 	      "      --runaway demote|kill\n"
 	      "                       a realtime thread that never blocks: demote (default) to\n"
 	      "                       SCHED_OTHER at 80% of RLIMIT_RTTIME, or killed by the kernel\n"

@@ -210,7 +210,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	# which starts realtime: one warning per chrt, with that chrt's PID
 	run -0 --separate-stderr as_user env RTSHIM_TOP=500 LD_PRELOAD="$SHIM_PRELOAD" \
 		sh -c 'chrt -f 5 sh -c "echo \$\$; exec chrt -p \$\$"; chrt -f 5 sh -c "echo \$\$; exec true"'
-	local w='RTSHIM_TOP="500" is not valid (expected 1..99): using the default 99'
+	local w='RTSHIM_TOP="500" is not valid (expected 1..99): using the default none'
 	[ "${#stderr_lines[@]}" = 2 ]
 	[ "${stderr_lines[0]}" = "rtshim[${lines[0]}]: $w" ]
 	[[ ${lines[1]} == *"current scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK" ]]
