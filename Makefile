@@ -59,8 +59,9 @@ RTRUN     := $(B)/bin/rtrun
 # interposers, the rest of shim/ is the shim's own state that unit tests may link.  Every .c in
 # tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes; every
 # tests/unit/test-*.c a cmocka test.
-# the client also compiles in the sandbox rule it shares with rtrun
-CLIENT_SRC := $(wildcard daemon-client/*.c) core/sandbox.c
+# the client also compiles in the sandbox rule it shares with rtrun, and the raw system call its
+# clock and waits use (core/raw-time.h)
+CLIENT_SRC := $(wildcard daemon-client/*.c) core/sandbox.c core/raw-syscall.S
 CORE_SRC   := $(wildcard core/*.c core/*.S)
 SHIM_SRC   := $(CORE_SRC) $(wildcard shim/*.c shim/*.S)
 SHIM_PURE  := $(CORE_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
