@@ -190,13 +190,13 @@ FAKETIME_LIB=/usr/lib/$MULTIARCH/faketime/libfaketime.so.1
 @test "a preload that freezes or slows the clock, rtkit hung: every request still bounded by the timeout" {
 	[ -e "$FAKETIME_LIB" ]
 	kill -STOP "$(tb_pid rtkit)"
-	local spec order
+	local spec order asan=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME } # ASan's runtime first
 	for spec in "2020-01-01 00:00:00" "+0 x0.01"; do
-		attr_rt_many FAKETIME="$spec" LD_PRELOAD="$FAKETIME_LIB"
+		attr_rt_many FAKETIME="$spec" LD_PRELOAD="$asan$FAKETIME_LIB"
 		local plain=$ELAPSED
 		[ "$STATUS" -eq 0 ]
 		grep -q '^created 0 of 16 rt 0$' <<<"$output"
-		for order in "$FAKETIME_LIB $SHIM_PRELOAD" "$SHIM_PRELOAD $FAKETIME_LIB"; do
+		for order in "$asan$FAKETIME_LIB $SHIM" "$SHIM_PRELOAD $FAKETIME_LIB"; do
 			attr_rt_many FAKETIME="$spec" LD_PRELOAD="$order"
 			[ "$STATUS" -eq 0 ]
 			grep -q '^created 16 of 16 rt 0$' <<<"$output"

@@ -179,6 +179,59 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	done
 }
 
+# ---- a handler that forks while its thread is inside a request ------------------------------
+
+@test "a signal handler that forks while its thread asks for RT and drops it: 8 runs of 2 s, no hang" {
+	run bounded 20 --noshim fork-in-handler 2 2000
+	[ "$status" -eq 0 ]
+	(($(line forks) > 100))
+	local i
+	for i in 1 2 3 4 5 6 7 8; do
+		run bounded 20 fork-in-handler 2 2000
+		echo "run $i: status $status: $(line forks) forks, $(line granted) of $(line requests) requests granted"
+		[ "$status" -eq 0 ]
+		(($(line forks) > 100))
+		(($(line granted) > 0))
+	done
+}
+
+# ---- a thread with the smallest stack --------------------------------------------------------
+
+# stack_extra BOUND KERNEL self|attr [--root] [VAR=VALUE...]: the shim's extra use of a thread's
+# stack when the thread asks for RT (tests/probes/small-stack measure: a painted stack), against
+# the same program without the shim: at most BOUND bytes.  Then the same request from a thread
+# with a 16 KiB stack: the program lives, and the kernel says KERNEL of the thread.
+stack_extra() {
+	local bound=$1 kernel=$2 how=$3
+	shift 3
+	run bounded 20 "$@" --noshim small-stack measure "$how"
+	[ "$status" -eq 0 ]
+	local plain=$(line used)
+	run bounded 20 "$@" small-stack measure "$how"
+	[ "$status" -eq 0 ]
+	local shim=$(line used)
+	echo "$how $*: ${plain} B used without the shim, ${shim} B with it: +$((shim - plain)) B (bound $bound)"
+	((shim - plain <= bound))
+	run bounded 20 "$@" small-stack min "$how"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel small")" = "$kernel" ]
+}
+
+@test "a thread with a 16 KiB stack asks for RT: granted, the shim adds at most 512 bytes to its stack" {
+	stack_extra 512 "RR|RESET 10" self
+	stack_extra 512 "RR|RESET 10" attr
+	stack_extra 512 "FIFO 10" self --root
+}
+
+@test "a thread with a 16 KiB stack under RTSHIM_TRACE or RTSHIM_ONLY: lives, the shim adds at most 3 KiB to its stack" {
+	stack_extra 3072 "RR|RESET 10" self RTSHIM_TRACE=1
+	stack_extra 3072 "FIFO 10" self --root RTSHIM_TRACE=1
+	stack_extra 3072 "OTHER 0" self RTSHIM_ONLY='libjack*'
+	stack_extra 3072 "RR|RESET 10" self RTSHIM_ONLY='small-stack'
+	stack_extra 3072 "RR|RESET 10" attr RTSHIM_TRACE=1
+}
+
 # ---- privileged callers keep inheritance (root, and a user with CAP_SYS_NICE) ---------------
 
 @test "root's sched_setscheduler(0, FIFO, 20): a default thread and a forked child inherit FIFO 20" {
