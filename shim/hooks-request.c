@@ -183,10 +183,11 @@ static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target
 		rtshim_budget_raise_granted(t->tid, d->prio);
 }
 
-/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, and whether rtkit
- * made it realtime (RTSHIM_INHERIT). */
+/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, whether rtkit made
+ * it realtime (RTSHIM_INHERIT), and, for a request with a policy, whether the program asked
+ * SCHED_FIFO and has rtkit's SCHED_RR (the readers report what it asked). */
 static void record_flags(const struct rtshim_req *r, const struct target *t, int shim_flag,
-			 bool granted)
+			 bool granted, bool fifo_as_rr)
 {
 	if (shim_flag < 0)
 		return;
@@ -194,6 +195,10 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 	int clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
 	if (granted)
 		set |= RTSHIM_TF_GRANTED;
+	if (fifo_as_rr)
+		set |= RTSHIM_TF_ASKED_FIFO;
+	else if (has_policy(r))
+		clear |= RTSHIM_TF_ASKED_FIFO;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);
@@ -208,7 +213,10 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 static void record(const struct rtshim_req *r, const struct target *t,
 		   const struct rtshim_decision *d)
 {
-	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED);
+	bool fifo_as_rr = has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
+			  t->tid > 0 &&
+			  (rtshim_real_sched_getscheduler()(t->tid) & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr);
 }
 
 /* ---- what the program is told ------------------------------------------------------------ */
@@ -446,7 +454,7 @@ static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bo
 	if (direct == 0) {
 		struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
 		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
-		record_flags(r, &t, shim_flag, false);
+		record_flags(r, &t, shim_flag, false, false);
 		report_direct(r, shim_flag);
 		rtshim_trace_end(tr, 0);
 		return 0;

@@ -390,14 +390,14 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }
 
-bool rtshim_shim_flag_by_pid(pid_t pid)
+int rtshim_flags_by_pid(pid_t pid)
 {
 	int flags = 0;
 	if (pid == 0 || pid == gettid())
 		flags = rtshim_self_flags();
 	else
 		rtshim_registry_by_tid(pid, &flags);
-	return flags & RTSHIM_TF_FLAG_ADDED;
+	return flags;
 }
 
 enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)

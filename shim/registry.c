@@ -388,3 +388,14 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 			link_locked(self);
 	}
 }
+
+int rtshim_policy_reported(int policy, int flags)
+{
+	if (policy < 0)
+		return policy;
+	if ((policy & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_FLAG_ADDED))
+		policy &= ~SCHED_RESET_ON_FORK;
+	if ((flags & RTSHIM_TF_ASKED_FIFO) && (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR)
+		policy = (policy & SCHED_RESET_ON_FORK) | SCHED_FIFO;
+	return policy;
+}
