@@ -59,6 +59,9 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Guarded by conn_mutex. */
 static DBusConnection *conn;
 static pid_t conn_pid;
+/* The bus names this process by another PID than getpid(): it (and rtkit, which asks it)
+ * reads PIDs and TIDs in another PID namespace than ours. */
+static int conn_foreign_pid_ns;
 static int conn_fd = -1;
 /* The socket's identity: a program that closes every descriptor (a daemon) may reuse the
  * number for a file of its own, which must then never be read, written or closed by us. */
@@ -380,6 +383,35 @@ void rtshim_bus_close(DBusConnection *c)
 	dbus_connection_unref(c);
 }
 
+/* The bus's PID for our connection (GetConnectionUnixProcessID on our unique name): 0 and
+ * *out, or a negative errno. */
+static int bus_pid_of_us(DBusConnection *c, const struct timespec *deadline, pid_t *out)
+{
+	const char *name = dbus_bus_get_unique_name(c);
+	DBusMessage *m, *reply = NULL;
+	dbus_uint32_t pid = 0;
+	int r;
+
+	if (!name)
+		return -EPROTO;
+	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					 "GetConnectionUnixProcessID");
+	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
+		if (m)
+			dbus_message_unref(m);
+		return -ENOMEM;
+	}
+	r = rtshim_bus_call(c, m, deadline, &reply, NULL, 0);
+	dbus_message_unref(m);
+	if (r < 0)
+		return r;
+	if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID))
+		r = -EPROTO;
+	dbus_message_unref(reply);
+	*out = (pid_t)pid;
+	return r;
+}
+
 static int connect_locked(const struct timespec *deadline)
 {
 	DBusConnection *c;
@@ -394,6 +426,17 @@ static int connect_locked(const struct timespec *deadline)
 	r = rtshim_bus_open(address, deadline, &c, NULL, 0);
 	if (r < 0)
 		return r;
+
+	/* Which PID namespace the bus reads ours in: the bus tells rtkit who calls, and rtkit
+	 * reads the TIDs we send in that namespace.  Exact, and asked once per connection (a
+	 * bus that cannot say keeps the old assumption, the same namespace; a timeout is one). */
+	pid_t seen = 0;
+	r = bus_pid_of_us(c, deadline, &seen);
+	if (r == -ETIMEDOUT || r == -ENOMEM) {
+		rtshim_bus_close(c);
+		return r;
+	}
+	conn_foreign_pid_ns = r == 0 && seen != getpid();
 
 	/* remember the socket's identity (see conn_fd_is_ours) */
 	if (dbus_connection_get_socket(c, &fd) && fstat(fd, &st) == 0) {
@@ -449,13 +492,11 @@ void rtshim_conn_forget_silence(void)
 	pthread_mutex_unlock(&conn_mutex);
 }
 
-int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
-			    DBusMessage **reply)
+/* A usable connection for the next call (connecting if needed, a silent daemon left alone):
+ * 0, or a negative errno. */
+static int connected_locked(const struct timespec *deadline)
 {
-	dbus_uint32_t serial = 0;
 	int r;
-
-	*reply = NULL;
 
 	/* Our socket closed behind our back (and its number perhaps reused by the program): leave
 	 * that descriptor alone, forget the connection as after a fork, and connect anew. */
@@ -476,6 +517,25 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+int rtshim_conn_ready_locked(const struct timespec *deadline)
+{
+	int r = connected_locked(deadline);
+	return r < 0 ? r : conn_foreign_pid_ns ? -EXDEV : 0;
+}
+
+int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
+			    DBusMessage **reply)
+{
+	dbus_uint32_t serial = 0;
+	int r;
+
+	*reply = NULL;
+	r = connected_locked(deadline);
+	if (r < 0)
+		return r;
 
 	r = send_and_wait(conn, msg, deadline, rtshim_errno_from_dbus_error, reply, NULL, 0, &serial);
 	if (r == -ETIMEDOUT) {

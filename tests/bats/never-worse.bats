@@ -12,6 +12,13 @@ setup_file() {
 		--processes-per-user-max=1000
 }
 teardown_file() { tb_stop; }
+# the unrelated process a test started (OUTSIDE: its PID), stopped by PID
+teardown() {
+	[[ -n ${OUTSIDE:-} ]] && kill "$OUTSIDE" 2>/dev/null
+	[[ -n ${BG:-} ]] && wait "$BG" 2>/dev/null
+	unset OUTSIDE BG
+	return 0
+}
 
 # bounded SECONDS [--root] [--noshim] [VAR=VALUE...] PROBE [ARGS...]: run a probe to its end
 # (as the test user, or as root), at most SECONDS; bats' `run` keeps status and output.
@@ -193,6 +200,47 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 		(($(line forks) > 20))
 		(($(line granted) > 0))
 	done
+}
+
+# ---- a PID namespace of its own ---------------------------------------------------------------
+
+# in_pid_namespace X [VAR=VALUE...]: tests/probes/pidns-child X as the test user, in a PID
+# namespace of its own (a container's view: `unshare --pid --fork --mount-proc`, then the user),
+# with its PIDs counted from just below X so that its child gets PID X there.
+in_pid_namespace() {
+	local x=$1
+	shift
+	run timeout 30 unshare --pid --fork --mount-proc sh -c \
+		'echo $(($1 - 200)) >/proc/sys/kernel/ns_last_pid && shift && exec "$@"' sh "$x" \
+		"$TESTBED" run --dir "$TB_DIR" -- env "$@" "$PROBES/pidns-child" "$x"
+	echo "$output"
+}
+
+@test "in a PID namespace of its own: a request about its child or itself is the kernel's EPERM, no process outside made RT" {
+	# an unrelated process of the user, outside; its PID X is the child's PID inside
+	local pidfile=$BATS_TEST_TMPDIR/outside.pid
+	as_user sh -c 'echo $$; exec sleep 60' >"$pidfile" 3>&- &
+	BG=$!
+	wait_for_file "$pidfile"
+	local x
+	x=$(cat "$pidfile")
+	OUTSIDE=$x
+	in_pid_namespace "$x"
+	[ "$status" -eq 0 ]
+	[ "$(line child)" = "$x" ]
+	[ "$(line "call child")" = "rc=-1 err=EPERM" ]
+	[ "$(line "kernel child")" = "OTHER 0" ]
+	[ "$(line "call self")" = "rc=1 err=EPERM" ]
+
+	in_pid_namespace "$x" LD_PRELOAD="$SHIM_PRELOAD"
+	[ "$status" -eq 0 ]
+	[ "$(line child)" = "$x" ]
+	[ "$(line "call child")" = "rc=-1 err=EPERM" ] # never success for a thread not realtime
+	[ "$(line "kernel child")" = "OTHER 0" ]
+	[ "$(line "call self")" = "rc=1 err=EPERM" ]
+	[ "$(line "kernel main")" = "OTHER 0" ]
+	[ "$(sched_of "$x")" = "SCHED_OTHER 0" ] # the process outside is untouched
+	[ "$(grep -c 'PID namespace of its own' <<<"$output")" = 1 ] # one warning that says why
 }
 
 # ---- a thread with the smallest stack --------------------------------------------------------
