@@ -69,16 +69,19 @@ RTRUN     := $(B)/bin/rtrun
 #   core/           pure code: the decision core, the configuration, the priority and RLIMIT_RTTIME
 #                   rules, formatting, rtkit's limits as a type; no system call, no include of
 #                   another folder
+#   kernel/         the raw system calls (raw-syscall.S) and, on them, the clock and the waits every
+#                   bound uses (raw-time.h): what no other preload can wrap
 #   daemon-client/  librtshim-client.so (libdbus-1); its sandbox rule is linked into rtrun too
 #   os/             what touches the system and both the shim and rtrun link: /proc readers,
-#                   loading the client (dlopen), the raw system call
+#                   loading the client (dlopen)
 #   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers, the rest of shim/ is
 #                   the shim's own state that unit tests may link) and rtrun
 # Every .c in tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes;
 # every tests/unit/test-*.c a cmocka test.
-CLIENT_SRC := $(wildcard daemon-client/*.c)
+KERNEL_SRC := $(wildcard kernel/*.S)
+CLIENT_SRC := $(wildcard daemon-client/*.c) $(KERNEL_SRC)
 CORE_SRC   := $(wildcard core/*.c)
-OS_SRC     := $(wildcard os/*.c os/*.S)
+OS_SRC     := $(wildcard os/*.c) $(KERNEL_SRC)
 SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(wildcard shim/*.c shim/*.S)
 SHIM_PURE  := $(CORE_SRC) $(OS_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
@@ -134,7 +137,7 @@ i386-libs: $(SHIM) $(CLIENT) $(PROBES) $(PROBELIBS)
 
 $(B)/obj/$(MULTIARCH)/daemon-client/%.o: daemon-client/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore $(DBUS_CFLAGS) -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Ikernel $(DBUS_CFLAGS) -c -o $@ $<
 
 # The shim must not depend on anything but libc, so it gets no sanitizer runtime unless
 # asked for, and hidden visibility: only the interposers are exported (shim/librtshim.map).
@@ -144,14 +147,14 @@ $(B)/obj/$(MULTIARCH)/core/%.o: core/%.c
 
 $(B)/obj/$(MULTIARCH)/os/%.o: os/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Idaemon-client -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Ikernel -Idaemon-client -c -o $@ $<
 
 $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Ios -Idaemon-client -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -fvisibility=hidden -Icore -Ikernel -Ios -Idaemon-client -c -o $@ $<
 
-# Assembly (os/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
-$(B)/obj/$(MULTIARCH)/os/%.o: os/%.S
+# Assembly (kernel/raw-syscall.S, shim/hooks-syscall-entry.S): preprocessed, no sanitizer.
+$(B)/obj/$(MULTIARCH)/kernel/%.o: kernel/%.S
 	@mkdir -p $(@D)
 	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -161,7 +164,7 @@ $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.S
 
 $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore -Ios \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore -Ikernel -Ios \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
 
 $(SHIM): $(SHIM_OBJ) shim/librtshim.map
@@ -198,7 +201,7 @@ $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ)
 
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ios -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ikernel -Ios -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
 # (rtrun's unit tests #include the wrapper/*.c they test, rtrun's main() cannot be linked in:
 # their .d files name them.)

@@ -56,6 +56,15 @@ void rtshim_deadline_after(struct timespec *deadline, int ms);
 int rtshim_conn_lock(const struct timespec *deadline);
 void rtshim_conn_unlock(void);
 
+/* With the lock held, before a call that names PIDs or TIDs: connected (connecting if
+ * needed), and the bus reads our PIDs in our own PID namespace.  0, -EXDEV when it reads them
+ * in another one (the TIDs we would send name other processes there), or the connection's
+ * error. */
+int rtshim_conn_ready_locked(const struct timespec *deadline);
+
+/* Forget that the daemon did not answer (unit tests: the next call is sent at once). */
+void rtshim_conn_forget_silence(void);
+
 /* With the lock held: send `msg` (connecting first if needed) and wait for the reply until
  * `deadline`. Returns 0 and a method-return in *reply (caller unrefs), or a negative errno. */
 int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,

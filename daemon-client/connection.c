@@ -21,17 +21,27 @@
  *   without the atfork handlers is caught by comparing getpid() with the connecting PID.
  * - Reconnect: a connection that is no longer connected (bus restarted) is dropped and a new
  *   one is opened by the next call.
+ * - A silent daemon: once a call timed out, later calls fail at once (-ETIMEDOUT) instead of
+ *   each waiting the whole timeout again, until the daemon answers the call that timed out (its
+ *   late reply is looked for, without waiting, at every call), or the connection it was sent on
+ *   is gone, or SILENT_REASK_MS passed: then the next call is sent (and bounded) as usual.
+ * - Clock: deadlines are read and waited for with the system calls themselves
+ *   (kernel/raw-time.h), libdbus never waits on its own (it only reads and writes what is ready):
+ *   another preload that fakes the clock (libfaketime) cannot stop or stretch a bound.
  * No constructors: rtrun links this statically and the shim loads it late with dlopen.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "client-internal.h"
+#include "raw-time.h"
 #include "rtkit-client.h"
 
 /* ThreadSanitizer (GCC 12) does not intercept pthread_mutex_clocklock: the TSan build
@@ -49,6 +59,9 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Guarded by conn_mutex. */
 static DBusConnection *conn;
 static pid_t conn_pid;
+/* The bus names this process by another PID than getpid(): it (and rtkit, which asks it)
+ * reads PIDs and TIDs in another PID namespace than ours. */
+static int conn_foreign_pid_ns;
 static int conn_fd = -1;
 /* The socket's identity: a program that closes every descriptor (a daemon) may reuse the
  * number for a file of its own, which must then never be read, written or closed by us. */
@@ -67,6 +80,14 @@ static int holder_cancel_state;
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 
+/* How long a silent daemon is left alone before a call is sent to it again, when it has not
+ * answered the call that timed out. */
+#define SILENT_REASK_MS 10000
+/* Guarded by conn_mutex: when the last call timed out (0: the daemon answers), and the serial
+ * of that call on conn (0: none to watch for). */
+static int64_t silent_since_ns;
+static dbus_uint32_t unanswered_serial;
+
 void rtkit_set_timeout_ms(int ms)
 {
 	__atomic_store_n(&timeout_ms, ms > 0 ? ms : RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS,
@@ -82,27 +103,16 @@ void rtshim_deadline_after(struct timespec *deadline, int ms)
 {
 	if (ms < 0)
 		ms = 0;
-	clock_gettime(CLOCK_MONOTONIC, deadline);
-	deadline->tv_sec += ms / 1000;
-	deadline->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (deadline->tv_nsec >= 1000000000L) {
-		deadline->tv_sec++;
-		deadline->tv_nsec -= 1000000000L;
-	}
+	int64_t at = rtshim_raw_now_ns() + (int64_t)ms * 1000000;
+	deadline->tv_sec = (time_t)(at / 1000000000);
+	deadline->tv_nsec = (long)(at % 1000000000);
 }
 
-/* Milliseconds left until the deadline, rounded up; 0 when it has passed. */
-static int remaining_ms(const struct timespec *deadline)
+/* Nanoseconds left until the deadline; 0 when it has passed. */
+static int64_t remaining_ns(const struct timespec *deadline)
 {
-	struct timespec now;
-	long long ns;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(deadline->tv_sec - now.tv_sec) * 1000000000LL +
-	     (deadline->tv_nsec - now.tv_nsec);
-	if (ns <= 0)
-		return 0;
-	return (int)((ns + 999999LL) / 1000000LL);
+	int64_t ns = (int64_t)deadline->tv_sec * 1000000000 + deadline->tv_nsec - rtshim_raw_now_ns();
+	return ns > 0 ? ns : 0;
 }
 
 /* The parent's connection is not ours: drop the pointer, keep the object reachable. */
@@ -112,6 +122,7 @@ static void forget_parent_connection(void)
 		abandoned = conn;
 	conn = NULL;
 	conn_fd = -1;
+	unanswered_serial = 0;
 }
 
 static void drop_connection_locked(void)
@@ -122,6 +133,7 @@ static void drop_connection_locked(void)
 	dbus_connection_unref(conn);
 	conn = NULL;
 	conn_fd = -1;
+	unanswered_serial = 0;
 }
 
 /* Is conn_fd still the socket we connected (not closed, not another file under that number)?
@@ -229,18 +241,31 @@ static void set_error(char *err, size_t errlen, const char *text)
  *
  * 0 and a method return in *reply; or a negative errno (error replies mapped by `map`, their
  * message copied to err when given). */
+/* Wait until `c`'s socket is readable (or writable, with output queued), at most `ns`, then let
+ * libdbus read and write what is ready without waiting itself. */
+static void wait_and_read_write(DBusConnection *c, int64_t ns)
+{
+	int fd = -1;
+	if (dbus_connection_get_socket(c, &fd) && fd >= 0)
+		(void)rtshim_raw_poll_fd(fd, POLLIN | (dbus_connection_has_messages_to_send(c) ? POLLOUT : 0), ns);
+	(void)dbus_connection_read_write(c, 0);
+}
+
 static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
 			 int (*map)(const char *, const char *), DBusMessage **reply, char *err,
-			 size_t errlen)
+			 size_t errlen, dbus_uint32_t *sent)
 {
 	dbus_uint32_t serial = 0;
 	DBusMessage *m;
 	DBusError error;
-	int ms, r;
+	int64_t ns;
+	int r;
 
 	*reply = NULL;
 	if (!dbus_connection_send(c, msg, &serial))
 		return -ENOMEM;
+	if (sent)
+		*sent = serial;
 
 	for (;;) {
 		while ((m = dbus_connection_pop_message(c))) {
@@ -266,17 +291,17 @@ static int send_and_wait(DBusConnection *c, DBusMessage *msg, const struct times
 		}
 		if (!dbus_connection_get_is_connected(c))
 			return -ENOTCONN;
-		ms = remaining_ms(deadline);
-		if (ms <= 0)
+		ns = remaining_ns(deadline);
+		if (ns <= 0)
 			return -ETIMEDOUT;
-		(void)dbus_connection_read_write(c, ms);
+		wait_and_read_write(c, ns);
 	}
 }
 
 int rtshim_bus_call(DBusConnection *c, DBusMessage *msg, const struct timespec *deadline,
 		    DBusMessage **reply, char *err, size_t errlen)
 {
-	return send_and_wait(c, msg, deadline, rtshim_errno_from_dbus_error, reply, err, errlen);
+	return send_and_wait(c, msg, deadline, rtshim_errno_from_dbus_error, reply, err, errlen, NULL);
 }
 
 /* Hello with our timeout; sets the unique name the way dbus_bus_register would. */
@@ -291,7 +316,7 @@ static int say_hello(DBusConnection *c, const struct timespec *deadline, char *e
 					 "Hello");
 	if (!m)
 		return -ENOMEM;
-	r = send_and_wait(c, m, deadline, rtshim_errno_from_connect_error, &reply, err, errlen);
+	r = send_and_wait(c, m, deadline, rtshim_errno_from_connect_error, &reply, err, errlen, NULL);
 	dbus_message_unref(m);
 	if (r < 0)
 		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
@@ -358,6 +383,35 @@ void rtshim_bus_close(DBusConnection *c)
 	dbus_connection_unref(c);
 }
 
+/* The bus's PID for our connection (GetConnectionUnixProcessID on our unique name): 0 and
+ * *out, or a negative errno. */
+static int bus_pid_of_us(DBusConnection *c, const struct timespec *deadline, pid_t *out)
+{
+	const char *name = dbus_bus_get_unique_name(c);
+	DBusMessage *m, *reply = NULL;
+	dbus_uint32_t pid = 0;
+	int r;
+
+	if (!name)
+		return -EPROTO;
+	m = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
+					 "GetConnectionUnixProcessID");
+	if (!m || !dbus_message_append_args(m, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID)) {
+		if (m)
+			dbus_message_unref(m);
+		return -ENOMEM;
+	}
+	r = rtshim_bus_call(c, m, deadline, &reply, NULL, 0);
+	dbus_message_unref(m);
+	if (r < 0)
+		return r;
+	if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID))
+		r = -EPROTO;
+	dbus_message_unref(reply);
+	*out = (pid_t)pid;
+	return r;
+}
+
 static int connect_locked(const struct timespec *deadline)
 {
 	DBusConnection *c;
@@ -373,6 +427,17 @@ static int connect_locked(const struct timespec *deadline)
 	if (r < 0)
 		return r;
 
+	/* Which PID namespace the bus reads ours in: the bus tells rtkit who calls, and rtkit
+	 * reads the TIDs we send in that namespace.  Exact, and asked once per connection (a
+	 * bus that cannot say keeps the old assumption, the same namespace; a timeout is one). */
+	pid_t seen = 0;
+	r = bus_pid_of_us(c, deadline, &seen);
+	if (r == -ETIMEDOUT || r == -ENOMEM) {
+		rtshim_bus_close(c);
+		return r;
+	}
+	conn_foreign_pid_ns = r == 0 && seen != getpid();
+
 	/* remember the socket's identity (see conn_fd_is_ours) */
 	if (dbus_connection_get_socket(c, &fd) && fstat(fd, &st) == 0) {
 		conn_dev = st.st_dev;
@@ -387,12 +452,51 @@ static int connect_locked(const struct timespec *deadline)
 	return 0;
 }
 
-int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
-			    DBusMessage **reply)
+/* Has the silent daemon answered the call that timed out?  Reads what is there without waiting
+ * (nothing dispatches this connection: every other message is dropped, as send_and_wait does). */
+static void look_for_late_answer_locked(void)
+{
+	DBusMessage *m;
+
+	if (!conn || !unanswered_serial)
+		return;
+	(void)dbus_connection_read_write(conn, 0);
+	while ((m = dbus_connection_pop_message(conn))) {
+		if (dbus_message_get_reply_serial(m) == unanswered_serial)
+			silent_since_ns = 0;
+		dbus_message_unref(m);
+	}
+}
+
+/* A silent daemon is not asked again (see the top of this file): true when this call must fail
+ * at once. */
+static bool still_silent_locked(void)
+{
+	if (!silent_since_ns)
+		return false;
+	look_for_late_answer_locked();
+	if (!silent_since_ns)
+		return false;
+	if (rtshim_raw_now_ns() - silent_since_ns < (int64_t)SILENT_REASK_MS * 1000000)
+		return true;
+	silent_since_ns = 0; /* long enough: this call asks again, with the usual bound */
+	unanswered_serial = 0;
+	return false;
+}
+
+void rtshim_conn_forget_silence(void)
+{
+	pthread_mutex_lock(&conn_mutex);
+	silent_since_ns = 0;
+	unanswered_serial = 0;
+	pthread_mutex_unlock(&conn_mutex);
+}
+
+/* A usable connection for the next call (connecting if needed, a silent daemon left alone):
+ * 0, or a negative errno. */
+static int connected_locked(const struct timespec *deadline)
 {
 	int r;
-
-	*reply = NULL;
 
 	/* Our socket closed behind our back (and its number perhaps reused by the program): leave
 	 * that descriptor alone, forget the connection as after a fork, and connect anew. */
@@ -404,13 +508,40 @@ int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
 		if (!dbus_connection_get_is_connected(conn))
 			drop_connection_locked();
 	}
+	if (still_silent_locked())
+		return -ETIMEDOUT;
 	if (!conn) {
 		r = connect_locked(deadline);
+		if (r == -ETIMEDOUT)
+			silent_since_ns = rtshim_raw_now_ns();
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
 
-	r = rtshim_bus_call(conn, msg, deadline, reply, NULL, 0);
+int rtshim_conn_ready_locked(const struct timespec *deadline)
+{
+	int r = connected_locked(deadline);
+	return r < 0 ? r : conn_foreign_pid_ns ? -EXDEV : 0;
+}
+
+int rtshim_conn_call_locked(DBusMessage *msg, const struct timespec *deadline,
+			    DBusMessage **reply)
+{
+	dbus_uint32_t serial = 0;
+	int r;
+
+	*reply = NULL;
+	r = connected_locked(deadline);
+	if (r < 0)
+		return r;
+
+	r = send_and_wait(conn, msg, deadline, rtshim_errno_from_dbus_error, reply, NULL, 0, &serial);
+	if (r == -ETIMEDOUT) {
+		silent_since_ns = rtshim_raw_now_ns();
+		unanswered_serial = serial;
+	}
 	/* Lost the bus, or it hangs so badly that our request is not even written: start over
 	 * with a new connection next time instead of queueing behind a dead one. */
 	if (r < 0 && (!dbus_connection_get_is_connected(conn) ||

@@ -111,6 +111,10 @@ const char *rtkit_strerror(int err)
 		return "out of memory while talking to rtkit";
 	case EIO:
 		return "unexpected error while talking to rtkit over D-Bus";
+	case EXDEV:
+		return "this process runs in a PID namespace of its own (a container): rtkit would read "
+		       "its thread IDs as other processes' and the Realtime portal is not in use, so "
+		       "nothing was sent";
 	default:
 		return "unknown error from the rtkit client";
 	}

@@ -134,6 +134,12 @@ static int make_thread(const char *method, const char *method_with_pid, pid_t pi
 	r = rtshim_conn_lock(&deadline);
 	if (r < 0)
 		return r;
+	/* rtkit reads our TIDs in the bus's PID namespace: never send one from another (the
+	 * portal maps a sandbox's PIDs itself) */
+	if (!b->portal && (r = rtshim_conn_ready_locked(&deadline)) < 0) {
+		rtshim_conn_unlock();
+		return r;
+	}
 
 	if (!b->portal && (pid == 0 || pid == getpid())) {
 		m = dbus_message_new_method_call(b->service, b->path, b->interface, method);

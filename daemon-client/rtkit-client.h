@@ -16,6 +16,9 @@
  *   -ETIMEDOUT  no answer within the timeout (daemon hung)
  *   -EPROTO     a reply that does not match rtkit's API
  *   -ENOMEM     out of memory
+ *   -EXDEV      this process is in another PID namespace than the system bus (and rtkit):
+ *               the TIDs it knows name other processes there; nothing was sent (the bus's
+ *               GetConnectionUnixProcessID for our connection is not getpid())
  * Thread-safe. Fork-safe: a child never uses its parent's connection, it opens its own.
  */
 #ifndef RTSHIM_RTKIT_CLIENT_H

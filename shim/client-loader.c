@@ -28,6 +28,7 @@
 #include "format.h"
 #include "log.h"
 #include "procfs.h"
+#include "raw-time.h"
 
 enum { IDLE, LOADING, DONE };
 
@@ -157,13 +158,6 @@ static bool start_helper(rtshim_create_fn *create)
 	return true;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* On the calling thread, as before the helper existed (and only where no thread may wait for
  * us: before the shim's constructor, in a vfork child, or when we hold the loader's lock). */
 static const struct rtshim_client_v1 *load_on_this_thread(int timeout_ms)
@@ -233,9 +227,9 @@ static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;
 	if (start_helper(create)) {
-		int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		int64_t deadline = rtshim_raw_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
 		for (;;) {
-			int64_t left = deadline - now_ns();
+			int64_t left = deadline - rtshim_raw_now_ns();
 			if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != LOADING || left <= 0)
 				break;
 			if (creator && helper_waits_for_me()) {
@@ -244,8 +238,7 @@ static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 			}
 			if (creator && left > 1000000)
 				left = 1000000; /* look again at what the helper waits for */
-			struct timespec rel = { .tv_sec = left / 1000000000, .tv_nsec = left % 1000000000 };
-			syscall(SYS_futex, &state, FUTEX_WAIT_PRIVATE, LOADING, &rel, NULL, 0);
+			rtshim_raw_futex_wait(&state, LOADING, left);
 		}
 	}
 	errno = saved;

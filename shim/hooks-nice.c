@@ -15,6 +15,7 @@
 
 #include "budget.h"
 #include "client-loader.h"
+#include "own-stack.h"
 #include "hooks.h"
 #include "log.h"
 #include "trace.h"
@@ -133,6 +134,30 @@ int rtshim_nice_instead(const struct rtshim_client_v1 *client, const struct rtki
 			"(RTSHIM_NICE_FALLBACK: no realtime; the call still fails)");
 }
 
+/* A nice level the kernel refused, for rtkit to set: the thread, the level, the kernel's error. */
+struct nice_ask {
+	pid_t pid, tid;
+	int prio, err;
+};
+
+/* On the shim's own stack (own-stack.h): the client, rtkit's limits and the request. */
+static int ask_rtkit_nice(void *arg)
+{
+	const struct nice_ask *n = arg;
+	const struct rtshim_config *c = rtshim_cfg();
+	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);
+	if (!client)
+		return n->err;
+	struct rtkit_limits lim;
+	int e = client->get_limits(&lim);
+	if (e < 0) {
+		rtshim_log_once(RTSHIM_LOG_WARN, e, "cannot reach rtkit (%s): the nice level stays as it is",
+				client->strerror(e));
+		return n->err;
+	}
+	return ask_nice(client, &lim, n->pid, n->tid, n->prio, "requested") == 0 ? 0 : n->err;
+}
+
 /* setpriority's request: 0 or the errno the program sees. */
 static int nice_request(int which, id_t who, int prio)
 {
@@ -142,22 +167,10 @@ static int nice_request(int which, id_t who, int prio)
 
 	/* which thread: ours (who 0, our TID, another thread of ours), or another process's
 	 * thread whose process belongs to us (WithPID); anything else keeps the kernel's answer */
-	pid_t pid, tid;
-	if (who > INT_MAX || rtshim_target_of_tid((pid_t)who, &tid, &pid) == RTSHIM_TARGET_UNKNOWN)
+	struct nice_ask n = { .prio = prio, .err = err };
+	if (who > INT_MAX || rtshim_target_of_tid((pid_t)who, &n.tid, &n.pid) == RTSHIM_TARGET_UNKNOWN)
 		return err;
-
-	const struct rtshim_config *c = rtshim_cfg();
-	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);
-	if (!client)
-		return err;
-	struct rtkit_limits lim;
-	int e = client->get_limits(&lim);
-	if (e < 0) {
-		rtshim_log_once(RTSHIM_LOG_WARN, e, "cannot reach rtkit (%s): the nice level stays as it is",
-				client->strerror(e));
-		return err;
-	}
-	return ask_nice(client, &lim, pid, tid, prio, "requested") == 0 ? 0 : err;
+	return rtshim_own_stack_run(ask_rtkit_nice, &n);
 }
 
 static const char *which_name(int which)

@@ -40,8 +40,8 @@ RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
 	return err;
 }
 
-/* The kernel's view of a thread of ours (glibc's cache does not know what rtkit did), with the
- * SCHED_RESET_ON_FORK that the shim, not the program, put there hidden.  false: not ours. */
+/* The kernel's view of a thread of ours (glibc's cache does not know what rtkit did), as the
+ * readers report it (rtshim_policy_reported).  false: not ours. */
 static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param)
 {
 	pid_t tid;
@@ -59,9 +59,7 @@ static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param
 	int k = rtshim_real_sched_getscheduler()(tid);
 	if (k < 0 || sched_getparam(tid, &p) < 0)
 		return false;
-	if ((k & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_FLAG_ADDED))
-		k &= ~SCHED_RESET_ON_FORK;
-	*policy = k;
+	*policy = rtshim_policy_reported(k, flags);
 	*param = p;
 	return true;
 }

@@ -4,10 +4,12 @@
  * which reads top to bottom:
  *   1. RTSHIM_TRACE / RTSHIM_ONLY: take the caller's stack; a request RTSHIM_ONLY does not
  *      select is the plain call, nothing else;
- *   2. the decide-and-do loop: core/decide.c says what to do next from the facts gathered so
+ *   2. the privileged path: the real call, on the program's stack; what follows a refusal runs
+ *      on the shim's own stack with the program's signals held (own-stack.h);
+ *   3. the decide-and-do loop: core/decide.c says what to do next from the facts gathered so
  *      far, this file does it (the real call, rtkit through the daemon client, RLIMIT_RTTIME,
  *      the runaway guard) and writes down what happened, until the decision is final;
- *   3. the thread's record (readers mask the SCHED_RESET_ON_FORK the shim put there) and one
+ *   4. the thread's record (readers mask the SCHED_RESET_ON_FORK the shim put there) and one
  *      log line for the outcome.
  * Errors inside are negative errnos; the program gets the positive errno of the decision. */
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "decide.h"
 #include "hooks.h"
 #include "log.h"
+#include "own-stack.h"
 #include "prio.h"
 #include "runaway.h"
 #include "trace.h"
@@ -180,10 +183,11 @@ static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target
 		rtshim_budget_raise_granted(t->tid, d->prio);
 }
 
-/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, and whether rtkit
- * made it realtime (RTSHIM_INHERIT). */
+/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, whether rtkit made
+ * it realtime (RTSHIM_INHERIT), and, for a request with a policy, whether the program asked
+ * SCHED_FIFO and has rtkit's SCHED_RR (the readers report what it asked). */
 static void record_flags(const struct rtshim_req *r, const struct target *t, int shim_flag,
-			 bool granted)
+			 bool granted, bool fifo_as_rr)
 {
 	if (shim_flag < 0)
 		return;
@@ -191,6 +195,10 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 	int clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
 	if (granted)
 		set |= RTSHIM_TF_GRANTED;
+	if (fifo_as_rr)
+		set |= RTSHIM_TF_ASKED_FIFO;
+	else if (has_policy(r))
+		clear |= RTSHIM_TF_ASKED_FIFO;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);
@@ -205,7 +213,10 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 static void record(const struct rtshim_req *r, const struct target *t,
 		   const struct rtshim_decision *d)
 {
-	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED);
+	bool fifo_as_rr = has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
+			  t->tid > 0 &&
+			  (rtshim_real_sched_getscheduler()(t->tid) & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr);
 }
 
 /* ---- what the program is told ------------------------------------------------------------ */
@@ -320,7 +331,8 @@ static const char *req_name(enum rtshim_req_kind kind)
 }
 
 /* RTSHIM_TRACE/RTSHIM_ONLY: true when RTSHIM_ONLY leaves this request alone. */
-static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
+static bool trace_begin(const struct rtshim_req *r, const struct rtshim_stack *st,
+			struct rtshim_trace *tr)
 {
 	char who[32], prio[16];
 	traced_prio(r, prio, sizeof prio);
@@ -329,10 +341,11 @@ static bool trace_begin(const struct rtshim_req *r, struct rtshim_trace *tr)
 	else
 		rtshim_format(who, sizeof who, "%d", (int)r->pid);
 	if (has_policy(r))
-		return rtshim_trace_begin(tr, "%s(%s, %s%s, %s)", req_name(r->kind), who,
-					  rtshim_policy_name(r->policy),
-					  (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "", prio);
-	return rtshim_trace_begin(tr, "%s(%s, %s)", req_name(r->kind), who, prio);
+		return rtshim_trace_begin_with(tr, st, "%s(%s, %s%s, %s)", req_name(r->kind), who,
+					       rtshim_policy_name(r->policy),
+					       (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "",
+					       prio);
+	return rtshim_trace_begin_with(tr, st, "%s(%s, %s)", req_name(r->kind), who, prio);
 }
 
 /* The direct call said EPERM: the slow path from here on.  A cancellation point inside it
@@ -363,32 +376,21 @@ static void direct_call_made(const struct rtshim_req *r, int err, struct target 
 		begin_slow_path(r, t, f, cancel_state);
 }
 
-int rtshim_request(const struct rtshim_req *r)
+/* Past the privileged path: the request and the real call's refusal. */
+struct slow_request {
+	const struct rtshim_req *r;
+	const struct rtshim_trace *tr;
+	int direct;
+	bool *granted; /* set when rtkit granted it (the guard's thread is started after) */
+};
+
+/* The decide-and-do loop, on the shim's own stack (own-stack.h). */
+static int slow_path(void *arg)
 {
-	struct rtshim_trace tr; /* its text is written only when tracing */
-	tr.on = tr.pass = false;
-	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
-	if (!r->creating && rtshim_trace_wanted() && trace_begin(r, &tr)) {
-		int err = -real_call(r, r->policy);
-		rtshim_trace_end(&tr, err);
-		return err;
-	}
-
-	/* Rule 1, the privileged path: the call as the decision core makes it first, and when the
-	 * kernel grants it, the core's decision for that, without the facts a refusal needs (the
-	 * path is measured against the bare system call). */
+	const struct slow_request *s = arg;
+	const struct rtshim_req *r = s->r;
 	const struct rtshim_config *cfg = rtshim_cfg();
-	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
-	int direct = real_call(r, sent);
 	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	if (direct == 0) {
-		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
-		record_flags(r, &t, shim_flag, false);
-		report_direct(r, shim_flag);
-		rtshim_trace_end(&tr, 0);
-		return 0;
-	}
-
 	struct rtshim_decision d;
 	struct rtshim_facts f;
 	const struct rtshim_client_v1 *client = NULL;
@@ -396,7 +398,7 @@ int rtshim_request(const struct rtshim_req *r)
 
 	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
-	direct_call_made(r, direct, &t, &f, &cancel_state);
+	direct_call_made(r, s->direct, &t, &f, &cancel_state);
 	for (;;) {
 		d = rtshim_decide(&f);
 		switch (d.action) {
@@ -430,14 +432,74 @@ int rtshim_request(const struct rtshim_req *r)
 		break;
 	}
 	report(r, &f, &d, client, nice_got);
-	/* the guard thread, where the SIGXCPU handler cannot serve (pthread_create's promotion:
-	 * its creator starts it, the new thread must not need the loader's lock) */
-	if (d.why == RTSHIM_WHY_GRANTED && !r->creating)
-		rtshim_runaway_granted();
+	*s->granted = d.why == RTSHIM_WHY_GRANTED;
 	if (t.self)
 		rtshim_registry_pending_end(t.self);
 	if (cancel_state >= 0)
 		pthread_setcancelstate(cancel_state, NULL);
-	rtshim_trace_end(&tr, d.err);
+	rtshim_trace_end(s->tr, d.err);
 	return d.err;
+}
+
+/* Rule 1, the privileged path: the call as the decision core makes it first, and when the
+ * kernel grants it, the core's decision for that, without the facts a refusal needs (the path
+ * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
+ * already there (traced). */
+static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
+		   bool *granted)
+{
+	const struct rtshim_config *cfg = rtshim_cfg();
+	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
+	int direct = real_call(r, sent);
+	if (direct == 0) {
+		struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
+		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
+		record_flags(r, &t, shim_flag, false, false);
+		report_direct(r, shim_flag);
+		rtshim_trace_end(tr, 0);
+		return 0;
+	}
+	struct slow_request s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
+	return on_own_stack ? slow_path(&s) : rtshim_own_stack_run(slow_path, &s);
+}
+
+struct traced_request {
+	const struct rtshim_req *r;
+	const struct rtshim_stack *stack;
+	bool *granted;
+};
+
+/* RTSHIM_TRACE/RTSHIM_ONLY, on the shim's own stack: the stack taken, the request named. */
+static int traced(void *arg)
+{
+	const struct traced_request *t = arg;
+	struct rtshim_trace tr;
+	if (trace_begin(t->r, t->stack, &tr)) {
+		int err = -real_call(t->r, t->r->policy);
+		rtshim_trace_end(&tr, err);
+		return err;
+	}
+	return request(t->r, &tr, true, t->granted);
+}
+
+int rtshim_request(const struct rtshim_req *r)
+{
+	static const struct rtshim_trace untraced = { .on = false };
+	bool granted = false;
+	int err;
+	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
+	if (!r->creating && rtshim_trace_wanted()) {
+		struct rtshim_stack st;
+		rtshim_trace_take_stack(&st); /* here: the program's frames are on this stack */
+		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
+		err = rtshim_own_stack_run(traced, &t);
+	} else {
+		err = request(r, &untraced, false, &granted);
+	}
+	/* the guard thread, where the SIGXCPU handler cannot serve: it reads the program's signal
+	 * mask, so back on the program's stack (pthread_create's promotion: its creator starts it,
+	 * the new thread must not need the loader's lock) */
+	if (granted && !r->creating)
+		rtshim_runaway_granted();
+	return err;
 }

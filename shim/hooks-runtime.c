@@ -13,6 +13,7 @@
 #include "client-loader.h"
 #include "hooks.h"
 #include "log.h"
+#include "own-stack.h"
 #include "procfs.h"
 #include "raw-syscall.h"
 #include "runaway.h"
@@ -126,13 +127,21 @@ static void resolve_all(void)
  * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
  * pthread_create waits.  So the creator loads the client the new thread's request uses, on its
  * own thread: the loader's lock is recursive for the thread that holds it. */
+static int load_client_here(void *unused)
+{
+	(void)unused;
+	rtshim_client_load_here(rtshim_cfg()->timeout_ms);
+	return 0;
+}
+
 void rtshim_prepare_for_new_thread(int prio)
 {
 	struct rlimit rl;
 	resolve_all();
-	/* the client only where the direct call is bound to fail: root's programs never load it */
+	/* the client only where the direct call is bound to fail: root's programs never load it;
+	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
 	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
-		rtshim_client_load_here(rtshim_cfg()->timeout_ms);
+		rtshim_own_stack_run(load_client_here, NULL);
 }
 
 /* ---- guard, secure mode, configuration ----------------------------------------------------- */
@@ -401,14 +410,14 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }
 
-bool rtshim_shim_flag_by_pid(pid_t pid)
+int rtshim_flags_by_pid(pid_t pid)
 {
 	int flags = 0;
 	if (pid == 0 || pid == gettid())
 		flags = rtshim_self_flags();
 	else
 		rtshim_registry_by_tid(pid, &flags);
-	return flags & RTSHIM_TF_FLAG_ADDED;
+	return flags;
 }
 
 enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)

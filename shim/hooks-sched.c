@@ -42,8 +42,7 @@ RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 		if (now >= 0)
 			policy = now;
 	}
-	if ((policy & SCHED_RESET_ON_FORK) && rtshim_shim_flag_by_pid(pid))
-		policy &= ~SCHED_RESET_ON_FORK;
+	policy = rtshim_policy_reported(policy, rtshim_flags_by_pid(pid));
 	rtshim_leave();
 	errno = saved;
 	return policy;

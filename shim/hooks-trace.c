@@ -120,34 +120,34 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : (path && *path ? path : "?");
 }
 
-bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
+void rtshim_trace_take_stack(struct rtshim_stack *s)
+{
+	rtshim_trace_init(); /* done by the constructor, unless a library's constructor asked first */
+	s->n = unwinder(s->pcs, (int)(sizeof s->pcs / sizeof s->pcs[0]));
+}
+
+static bool begin(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt, va_list ap)
 {
 	const struct rtshim_config *c = rtshim_cfg();
-	void *pcs[RTSHIM_STACK_MAX + 8];
-	int n, i, shown = 0;
+	int i, shown = 0;
 	bool match = false;
-	va_list ap;
 
 	t->on = c->trace;
 	t->pass = false;
-	va_start(ap, fmt);
 	rtshim_vformat(t->what, sizeof t->what, fmt, ap);
-	va_end(ap);
 	if (!t->on && !c->only[0])
 		return false;
 
-	rtshim_trace_init(); /* done by the constructor, unless a library's constructor asked first */
-	n = unwinder(pcs, (int)(sizeof pcs / sizeof pcs[0]));
 	if (t->on)
 		rtshim_log(RTSHIM_LOG_WARN, "trace: thread %d: %s, called from:", (int)gettid(), t->what);
-	for (i = 0; i < n && shown < RTSHIM_STACK_MAX; i++) {
+	for (i = 0; i < s->n && shown < RTSHIM_STACK_MAX; i++) {
 		char file[PATH_MAX];
 		uintptr_t base;
 		/* a return address: look up the call instruction before it */
-		const char *pc = (const char *)pcs[i] - (i > 0 ? 1 : 0);
+		const char *pc = (const char *)s->pcs[i] - (i > 0 ? 1 : 0);
 		if (rtshim_proc_mapped_path(pc, file, sizeof file, &base) < 0) {
 			if (t->on)
-				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d ? [%p]", shown, pcs[i]);
+				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d ? [%p]", shown, s->pcs[i]);
 			shown++;
 			continue;
 		}
@@ -161,15 +161,36 @@ bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
 			unsigned long off;
 			if (symtab_name(file, base, pc, name, sizeof name, &off))
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s %s+0x%lx [%p]", shown, lib,
-					   name, off, pcs[i]);
+					   name, off, s->pcs[i]);
 			else
 				rtshim_log(RTSHIM_LOG_WARN, "trace:   #%d %s +0x%lx [%p]", shown, lib,
-					   (unsigned long)((uintptr_t)pc - base), pcs[i]);
+					   (unsigned long)((uintptr_t)pc - base), s->pcs[i]);
 		}
 		shown++;
 	}
 	t->pass = c->only[0] && !match;
 	return t->pass;
+}
+
+bool rtshim_trace_begin_with(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	bool pass = begin(t, s, fmt, ap);
+	va_end(ap);
+	return pass;
+}
+
+bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
+{
+	struct rtshim_stack s = { .n = 0 };
+	va_list ap;
+	if (rtshim_trace_wanted())
+		rtshim_trace_take_stack(&s);
+	va_start(ap, fmt);
+	bool pass = begin(t, &s, fmt, ap);
+	va_end(ap);
+	return pass;
 }
 
 void rtshim_trace_end(const struct rtshim_trace *t, int err)

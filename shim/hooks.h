@@ -83,8 +83,8 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear);
  * belongs to another process?  Then the shim leaves every piece of its state alone. */
 bool rtshim_borrowed_memory(void);
 
-/* Readers: should SCHED_RESET_ON_FORK be hidden for this thread of ours (the shim added it)? */
-bool rtshim_shim_flag_by_pid(pid_t pid);
+/* Readers: the RTSHIM_TF_* flags of this thread of ours (0: none, or not ours). */
+int rtshim_flags_by_pid(pid_t pid);
 
 /* Which thread a sched_* or setpriority request about `who` (0: the caller; a TID) is about, for
  * rtkit: SELF, another thread of ours (OWN), a thread of another process of this user (OTHER,

@@ -10,6 +10,7 @@
  * never free memory (a stale side record goes to a list of spares), so a handler that
  * interrupted malloc cannot deadlock here either. */
 #include "registry.h"
+#include "raw-time.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -292,13 +293,6 @@ void rtshim_registry_pending_end(struct rtshim_thread *self)
 	}
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int timeout_ms)
 {
 	int64_t deadline = 0;
@@ -324,17 +318,15 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 		give();
 		if (!word)
 			return waited;
-		int64_t now = now_ns();
+		int64_t now = rtshim_raw_now_ns();
 		if (!deadline)
 			deadline = now + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		struct timespec rel = { .tv_sec = (deadline - now) / 1000000000,
-					.tv_nsec = (deadline - now) % 1000000000 };
 		/* The thread may end and its record go once the lock is released: the kernel checks
 		 * the word's value atomically (EAGAIN if it changed) and fails cleanly on an unmapped
 		 * address (EFAULT); either way the record is looked up again, under the lock. */
-		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 2, &rel, NULL, 0);
+		rtshim_raw_futex_wait(word, 2, deadline - now);
 		waited = 1;
 	}
 }
@@ -395,4 +387,15 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 		if (was_linked)
 			link_locked(self);
 	}
+}
+
+int rtshim_policy_reported(int policy, int flags)
+{
+	if (policy < 0)
+		return policy;
+	if ((policy & SCHED_RESET_ON_FORK) && (flags & RTSHIM_TF_FLAG_ADDED))
+		policy &= ~SCHED_RESET_ON_FORK;
+	if ((flags & RTSHIM_TF_ASKED_FIFO) && (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR)
+		policy = (policy & SCHED_RESET_ON_FORK) | SCHED_FIFO;
+	return policy;
 }

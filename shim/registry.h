@@ -38,6 +38,14 @@ struct rtshim_thread {
 #define RTSHIM_TF_FLAG_ADDED 0x1
 /* rtkit made this thread realtime (RTSHIM_INHERIT: the threads it creates are promoted). */
 #define RTSHIM_TF_GRANTED 0x2
+/* The program's last request with a policy asked SCHED_FIFO and rtkit granted SCHED_RR:
+ * readers report SCHED_FIFO. */
+#define RTSHIM_TF_ASKED_FIFO 0x4
+
+/* The policy the readers report for a thread the kernel says has `policy`, given its flags:
+ * SCHED_RESET_ON_FORK hidden where the shim added it, SCHED_FIFO where the program asked it
+ * and rtkit gave SCHED_RR (the priority is reported as the kernel has it). */
+int rtshim_policy_reported(int policy, int flags);
 
 /* The kernel TID of a live thread of this process, from glibc's own descriptor (the TID its
  * pthread_setschedparam uses): 0, or -ESRCH for a thread that has ended. */

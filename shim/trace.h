@@ -30,8 +30,22 @@ void rtshim_trace_init(void);
 /* Is a stack wanted at all (RTSHIM_TRACE or RTSHIM_ONLY set)?  Cheap. */
 bool rtshim_trace_wanted(void);
 
-/* Start a request described by `fmt`: take the caller's stack (frames of the shim itself
- * skipped), log it when tracing, and decide RTSHIM_ONLY.  Returns t->pass. */
+/* The caller's stack as return addresses (RTSHIM_TRACE or RTSHIM_ONLY set). */
+struct rtshim_stack {
+	void *pcs[RTSHIM_STACK_MAX + 8];
+	int n;
+};
+
+/* Take the calling thread's stack: on the program's stack, before the request moves to the
+ * shim's own (own-stack.h), where the unwinder would see only the shim's frames. */
+void rtshim_trace_take_stack(struct rtshim_stack *s);
+
+/* Start a request described by `fmt` with the stack taken (frames of the shim itself skipped):
+ * log it when tracing, and decide RTSHIM_ONLY.  Returns t->pass. */
+bool rtshim_trace_begin_with(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt,
+			     ...) __attribute__((format(printf, 3, 4)));
+
+/* The same, taking the stack here. */
 bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -49,6 +49,15 @@ tb_resume() {
 		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
 	done
 }
+# tb_resume_rtkit: SIGCONT rtkit and return once it has answered everything queued while it was
+# stopped (it answers in order: a call of our own, answered, comes after them).  A client whose
+# call timed out then has rtkit's late answer on its socket.
+tb_resume_rtkit() {
+	kill -CONT "$(tb_pid rtkit)"
+	as_root timeout 10 dbus-send --system --print-reply --dest=org.freedesktop.RealtimeKit1 \
+		/org/freedesktop/RealtimeKit1 org.freedesktop.DBus.Properties.Get \
+		string:org.freedesktop.RealtimeKit1 string:MaxRealtimePriority >/dev/null
+}
 # rtkit_grants: how many grants rtkit logged so far (its log restarts with each tb_start).
 rtkit_grants() { grep -c "Successfully made thread" "$TB_DIR/rtkit.log" || true; }
 

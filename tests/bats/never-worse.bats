@@ -12,6 +12,13 @@ setup_file() {
 		--processes-per-user-max=1000
 }
 teardown_file() { tb_stop; }
+# the unrelated process a test started (OUTSIDE: its PID), stopped by PID
+teardown() {
+	[[ -n ${OUTSIDE:-} ]] && kill "$OUTSIDE" 2>/dev/null
+	[[ -n ${BG:-} ]] && wait "$BG" 2>/dev/null
+	unset OUTSIDE BG
+	return 0
+}
 
 # bounded SECONDS [--root] [--noshim] [VAR=VALUE...] PROBE [ARGS...]: run a probe to its end
 # (as the test user, or as root), at most SECONDS; bats' `run` keeps status and output.
@@ -179,6 +186,100 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	done
 }
 
+# ---- a handler that forks while its thread is inside a request ------------------------------
+
+@test "a signal handler that forks while its thread asks for RT and drops it: 8 runs of 2 s, no hang" {
+	run bounded 20 --noshim fork-in-handler 2 2000
+	[ "$status" -eq 0 ]
+	(($(line forks) > 20))
+	local i
+	for i in 1 2 3 4 5 6 7 8; do
+		run bounded 20 fork-in-handler 2 2000
+		echo "run $i: status $status: $(line forks) forks, $(line granted) of $(line requests) requests granted"
+		[ "$status" -eq 0 ]
+		(($(line forks) > 20))
+		(($(line granted) > 0))
+	done
+}
+
+# ---- a PID namespace of its own ---------------------------------------------------------------
+
+# in_pid_namespace X [VAR=VALUE...]: tests/probes/pidns-child X as the test user, in a PID
+# namespace of its own (a container's view: `unshare --pid --fork --mount-proc`, then the user),
+# with its PIDs counted from just below X so that its child gets PID X there.
+in_pid_namespace() {
+	local x=$1
+	shift
+	run timeout 30 unshare --pid --fork --mount-proc sh -c \
+		'echo $(($1 - 200)) >/proc/sys/kernel/ns_last_pid && shift && exec "$@"' sh "$x" \
+		"$TESTBED" run --dir "$TB_DIR" -- env "$@" "$PROBES/pidns-child" "$x"
+	echo "$output"
+}
+
+@test "in a PID namespace of its own: a request about its child or itself is the kernel's EPERM, no process outside made RT" {
+	# an unrelated process of the user, outside; its PID X is the child's PID inside
+	local pidfile=$BATS_TEST_TMPDIR/outside.pid
+	as_user sh -c 'echo $$; exec sleep 60' >"$pidfile" 3>&- &
+	BG=$!
+	wait_for_file "$pidfile"
+	local x
+	x=$(cat "$pidfile")
+	OUTSIDE=$x
+	in_pid_namespace "$x"
+	[ "$status" -eq 0 ]
+	[ "$(line child)" = "$x" ]
+	[ "$(line "call child")" = "rc=-1 err=EPERM" ]
+	[ "$(line "kernel child")" = "OTHER 0" ]
+	[ "$(line "call self")" = "rc=1 err=EPERM" ]
+
+	in_pid_namespace "$x" LD_PRELOAD="$SHIM_PRELOAD"
+	[ "$status" -eq 0 ]
+	[ "$(line child)" = "$x" ]
+	[ "$(line "call child")" = "rc=-1 err=EPERM" ] # never success for a thread not realtime
+	[ "$(line "kernel child")" = "OTHER 0" ]
+	[ "$(line "call self")" = "rc=1 err=EPERM" ]
+	[ "$(line "kernel main")" = "OTHER 0" ]
+	[ "$(sched_of "$x")" = "SCHED_OTHER 0" ] # the process outside is untouched
+	[ "$(grep -c 'PID namespace of its own' <<<"$output")" = 1 ] # one warning that says why
+}
+
+# ---- a thread with the smallest stack --------------------------------------------------------
+
+# stack_extra BOUND KERNEL self|attr [--root] [VAR=VALUE...]: the shim's extra use of a thread's
+# stack when the thread asks for RT (tests/probes/small-stack measure: a painted stack), against
+# the same program without the shim: at most BOUND bytes.  Then the same request from a thread
+# with a 16 KiB stack: the program lives, and the kernel says KERNEL of the thread.
+stack_extra() {
+	local bound=$1 kernel=$2 how=$3
+	shift 3
+	run bounded 20 "$@" --noshim small-stack measure "$how"
+	[ "$status" -eq 0 ]
+	local plain=$(line used)
+	run bounded 20 "$@" small-stack measure "$how"
+	[ "$status" -eq 0 ]
+	local shim=$(line used)
+	echo "$how $*: ${plain} B used without the shim, ${shim} B with it: +$((shim - plain)) B (bound $bound)"
+	((shim - plain <= bound))
+	run bounded 20 "$@" small-stack min "$how"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "kernel small")" = "$kernel" ]
+}
+
+@test "a thread with a 16 KiB stack asks for RT: granted, the shim adds at most 512 bytes to its stack" {
+	stack_extra 512 "RR|RESET 10" self
+	stack_extra 512 "RR|RESET 10" attr
+	stack_extra 512 "FIFO 10" self --root
+}
+
+@test "a thread with a 16 KiB stack under RTSHIM_TRACE or RTSHIM_ONLY: lives, the shim adds at most 3 KiB to its stack" {
+	stack_extra 3072 "RR|RESET 10" self RTSHIM_TRACE=1
+	stack_extra 3072 "FIFO 10" self --root RTSHIM_TRACE=1
+	stack_extra 3072 "OTHER 0" self RTSHIM_ONLY='libjack*'
+	stack_extra 3072 "RR|RESET 10" self RTSHIM_ONLY='small-stack'
+	stack_extra 3072 "RR|RESET 10" attr RTSHIM_TRACE=1
+}
+
 # ---- privileged callers keep inheritance (root, and a user with CAP_SYS_NICE) ---------------
 
 @test "root's sched_setscheduler(0, FIFO, 20): a default thread and a forked child inherit FIFO 20" {
@@ -255,7 +356,7 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(line "kernel engine")" = "RR|RESET 20" ]
-	[ "$(line "read engine")" = "RR 20" ]
+	[ "$(line "read engine")" = "FIFO 20" ] # the policy it asked, rtkit's priority
 	[ "$(line "call create")" = "rc=0 err=OK" ]
 	[ "$(line "kernel jack-start")" = "RR|RESET 20" ]
 	[ "$(line "call jack")" = "rc=0 err=OK" ]

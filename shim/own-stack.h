@@ -1,0 +1,21 @@
+/* own-stack.h — run the shim's slow paths (the D-Bus exchange, loading the client, stack
+ * traces: code that needs much stack and is not async-signal-safe) on a stack of the shim's
+ * own, with the program's asynchronous signals blocked.
+ *
+ * A program may give a thread the smallest stack (PTHREAD_STACK_MIN, 16 KiB) and ask for
+ * realtime from it; libdbus and the dynamic loader need more than such a thread has left.  And
+ * a program's signal handler that interrupted the shim inside malloc (libdbus) would deadlock in
+ * fork() or malloc() of its own.  So what the shim adds to the program's stack is the
+ * interposer's frame and the switch, and no handler of the program runs on the thread until
+ * the slow path is over (a pending signal is delivered then, once the mask is restored).
+ * Synchronous signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS) are never blocked. */
+#ifndef RTSHIM_OWN_STACK_H
+#define RTSHIM_OWN_STACK_H
+
+/* Size of the shim's own stack (mapped for each slow path, pages touched on use only). */
+#define RTSHIM_OWN_STACK_SIZE (256 * 1024)
+
+/* fn(arg) on the shim's own stack, asynchronous signals blocked; its result. */
+int rtshim_own_stack_run(int (*fn)(void *), void *arg);
+
+#endif

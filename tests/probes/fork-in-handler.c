@@ -1,0 +1,66 @@
+/* fork-in-handler — a signal handler that forks (fork is async-signal-safe) while the thread it
+ * interrupts asks for realtime and drops it again, over and over.  Another thread sends the
+ * signal every GAP microseconds.  Usage: fork-in-handler [SECONDS [GAP]]  (default 3, 200)
+ * Prints "forks F", "requests R", "granted G" and "done"; a deadlock is a probe that never
+ * ends. */
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "probe.h"
+
+static volatile sig_atomic_t forks, stop;
+static pthread_t asker;
+static long gap_us = 200;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	int saved = errno;
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	if (c > 0 && waitpid(c, NULL, 0) == c)
+		forks = forks + 1;
+	errno = saved;
+}
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	struct timespec gap = { 0, gap_us * 1000L };
+	while (!stop) {
+		pthread_kill(asker, SIGUSR1);
+		nanosleep(&gap, NULL);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int seconds = argc > 1 ? atoi(argv[1]) : 3, requests = 0, granted = 0;
+	if (argc > 2)
+		gap_us = atol(argv[2]);
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	pthread_t t;
+	probe_start();
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	asker = pthread_self();
+	pthread_create(&t, NULL, sender, NULL);
+	time_t end = time(NULL) + seconds;
+	while (time(NULL) < end) {
+		struct sched_param rt = { .sched_priority = 10 }, other = { .sched_priority = 0 };
+		requests++;
+		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0)
+			granted++;
+		pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+	}
+	stop = 1;
+	pthread_join(t, NULL);
+	probe_say("forks %d", (int)forks);
+	probe_say("requests %d", requests);
+	probe_say("granted %d", granted);
+	probe_say("done");
+	return 0;
+}
