@@ -89,10 +89,14 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	[ "$(exec_line)" = "rtrun -p 10 /usr/lib/synth/synth %U" ]
 	run -0 "$SD" --rtrun "$RTRUN" -p 10 org.rtshim.Synth
 	[ "$(exec_line)" = "$(readlink -f "$RTRUN") -p 10 /usr/lib/synth/synth %U" ]
-	# no rtrun in PATH: options cannot be checked; without options a warning, the entry is written
-	run -1 env PATH=/usr/bin:/bin "$SD" -p 10 org.rtshim.Synth
+	# no rtrun in PATH: options cannot be checked; without options a warning, the entry is written.
+	# Every command of /usr/bin but rtrun, which is there when the package is installed.
+	local bin=$BATS_TEST_TMPDIR/bin-without-rtrun f
+	mkdir -p "$bin"
+	for f in /usr/bin/*; do [[ ${f##*/} == rtrun ]] || ln -s "$f" "$bin/"; done
+	run -1 env PATH="$bin" "$SD" -p 10 org.rtshim.Synth
 	[[ $output == *"rtrun is not in PATH"* ]]
-	run -0 --separate-stderr env PATH=/usr/bin:/bin "$SD" org.rtshim.Synth
+	run -0 --separate-stderr env PATH="$bin" "$SD" org.rtshim.Synth
 	[[ $stderr == *"rtrun is not in PATH here"* ]]
 	[ "$(exec_line)" = "rtrun /usr/lib/synth/synth %U" ]
 }
