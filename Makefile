@@ -160,16 +160,21 @@ $(B)/obj/$(MULTIARCH)/kernel/%.o: kernel/%.S
 
 $(B)/obj/$(MULTIARCH)/shim/%.o: shim/%.S
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) -D_GNU_SOURCE -fPIC $(DEPFLAGS) $(CFLAGS) -Ikernel -c -o $@ $<
+
+# The version script, preprocessed for the target (syscall only where the entry exists).
+$(B)/obj/$(MULTIARCH)/librtshim.map: shim/librtshim.map kernel/raw-syscall.h
+	@mkdir -p $(@D)
+	$(CC) -E -P -x assembler-with-cpp -Ikernel -o $@ $<
 
 $(B)/obj/$(MULTIARCH)/wrapper/%.o: wrapper/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Idaemon-client -Icore -Ikernel -Ios \
 	  -DRTSHIM_PKGLIBDIR='"$(PKGLIBDIR)"' -DRTSHIM_MULTIARCH='"$(MULTIARCH)"' -c -o $@ $<
 
-$(SHIM): $(SHIM_OBJ) shim/librtshim.map
+$(SHIM): $(SHIM_OBJ) $(B)/obj/$(MULTIARCH)/librtshim.map
 	@mkdir -p $(@D)
-	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,--version-script=shim/librtshim.map -Wl,-z,now -Wl,-z,relro \
+	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,--version-script=$(B)/obj/$(MULTIARCH)/librtshim.map -Wl,-z,now -Wl,-z,relro \
 	  -Wl,--no-undefined -o $@ $(SHIM_OBJ)
 
 $(CLIENT): $(CLIENT_OBJ)
@@ -221,6 +226,22 @@ $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
+# Cross builds for arm64 and armhf (`make cross`; make check runs tests/bats/cross.bats on
+# them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
+# clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
+# would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
+# Not the client: it needs the target's libdbus-1-dev.
+CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
+CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
+CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
+CROSS_PROBES := syscall-pass syscall-sched
+.PHONY: cross $(addprefix cross-,$(CROSS_TARGETS))
+cross: $(addprefix cross-,$(CROSS_TARGETS))
+$(addprefix cross-,$(CROSS_TARGETS)): cross-%:
+	+@$(MAKE) --no-print-directory B=$(B)/cross/$* MULTIARCH=$* CC="$(CROSS_CC_$*)" I386= \
+	  DBUS_CFLAGS= DBUS_LIBS= $(B)/cross/$*/lib/$*/rtshim/librtshim.so $(B)/cross/$*/bin/rtrun \
+	  $(patsubst %,$(B)/cross/$*/tests/$*/probes/%,$(CROSS_PROBES))
+
 # check, demo and bench install the build dependencies first (deps), then build in a new
 # $(MAKE): this one read the Makefile, and ran pkg-config, before deps installed anything.
 # INSTALL_DEPS: what deps runs.  BUILD_ONLY=1: stop after building what would run.
@@ -236,6 +257,7 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
+	@$(MAKE) --no-print-directory -j$(NPROC) cross
 	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run)
 
 # demo: what scripts/demo runs (rtrun, the 64-bit shim and client: jackd is 64-bit), quietly;

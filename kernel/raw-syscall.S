@@ -1,12 +1,9 @@
 /* raw-syscall.S — rtshim_raw_syscall (raw-syscall.h): syscall(3) without going through the
  * dynamic linker, so no interposer of syscall() (the shim's own) stands in between.  It loads
- * all six argument slots as libc's syscall() does: registers on x86_64, the caller's stack on
- * i386 (always mapped above the return address). */
-#ifdef __CET__
-#include <cet.h>
-#else
-#define _CET_ENDBR
-#endif
+ * every argument slot as libc's syscall() does (glibc's sysdeps/unix/sysv/linux/ARCH/syscall.S):
+ * registers on x86_64 and arm64, the caller's stack on i386 (always mapped above the return
+ * address), r1-r3 and four words of the caller's stack on arm (EABI: the number goes in r7). */
+#include "asm.h"
 
 #if defined(__x86_64__)
 	.text
@@ -15,7 +12,7 @@
 	.type	rtshim_raw_syscall, @function
 	.p2align 4
 rtshim_raw_syscall:
-	_CET_ENDBR
+	ENTRY_PAD
 	movq	%rdi, %rax		/* number; then the arguments one register down */
 	movq	%rsi, %rdi
 	movq	%rdx, %rsi
@@ -43,7 +40,7 @@ rtshim_raw_syscall:
 	.type	rtshim_raw_syscall, @function
 	.p2align 4
 rtshim_raw_syscall:
-	_CET_ENDBR
+	ENTRY_PAD
 	pushl	%ebp
 	pushl	%edi
 	pushl	%esi
@@ -80,6 +77,73 @@ rtshim_raw_syscall:
 	movl	(%esp), %ebx
 	ret
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+#elif defined(__aarch64__)
+	.text
+	.globl	rtshim_raw_syscall
+	.hidden	rtshim_raw_syscall
+	.type	rtshim_raw_syscall, %function
+	.p2align 4
+rtshim_raw_syscall:
+	ENTRY_PAD
+	uxtw	x8, w0			/* the number, as glibc reads it; the arguments one register down */
+	mov	x0, x1
+	mov	x1, x2
+	mov	x2, x3
+	mov	x3, x4
+	mov	x4, x5
+	mov	x5, x6
+	mov	x6, x7
+	svc	#0
+	cmn	x0, #4095
+	b.cs	1f
+	ret
+1:	stp	x29, x30, [sp, #-32]!
+	mov	x29, sp
+	neg	w0, w0
+	str	w0, [sp, #16]		/* the errno value, across the call */
+	bl	__errno_location
+	ldr	w1, [sp, #16]
+	str	w1, [x0]
+	mov	x0, #-1
+	ldp	x29, x30, [sp], #32
+	ret
+	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+#elif defined(__arm__) && defined(__ARM_EABI__)
+	.syntax	unified
+	.text
+	.globl	rtshim_raw_syscall
+	.hidden	rtshim_raw_syscall
+	.type	rtshim_raw_syscall, %function
+	.p2align 2
+#ifdef __thumb2__
+	.thumb
+	.thumb_func
+#else
+	.arm
+#endif
+rtshim_raw_syscall:
+	mov	ip, sp			/* the fourth to seventh arguments are on the caller's stack */
+	push	{r4, r5, r6, r7}
+	mov	r7, r0
+	mov	r0, r1
+	mov	r1, r2
+	mov	r2, r3
+	ldm	ip, {r3, r4, r5, r6}
+	svc	#0
+	pop	{r4, r5, r6, r7}
+	cmn	r0, #4096
+	it	cc
+	bxcc	lr
+	rsb	r0, r0, #0
+	push	{r0, lr}		/* the errno value; 8-byte aligned at the call */
+	bl	__errno_location
+	pop	{r1, lr}
+	str	r1, [r0]
+	mvn	r0, #0
+	bx	lr
+	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
 #endif
 
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits

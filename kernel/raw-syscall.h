@@ -1,18 +1,27 @@
-/* raw-syscall.h — a system call made here, never through an interposer: on x86 the shim exports
- * syscall() itself (shim/hooks-syscall-entry.S), so code that must reach the kernel directly
+/* raw-syscall.h — a system call made here, never through an interposer: where the shim exports
+ * syscall() itself (shim/hooks-syscall-entry.S), code that must reach the kernel directly
  * (rtrun's own scheduling calls, the shim's demotion from a signal handler) calls
  * rtshim_raw_syscall.
- * Same contract as syscall(3): the result, or -1 with errno set. */
+ * Same contract as syscall(3): the result, or -1 with errno set.
+ * Also read by the assembly files and by shim/librtshim.map (preprocessed): the one list of
+ * architectures that have both entries. */
 #ifndef RTSHIM_RAW_SYSCALL_H
 #define RTSHIM_RAW_SYSCALL_H
 
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+	(defined(__arm__) && defined(__ARM_EABI__))
+#define RTSHIM_SYSCALL_ENTRY 1
+#endif
+
+#ifndef __ASSEMBLER__
 #include <unistd.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef RTSHIM_SYSCALL_ENTRY
 long rtshim_raw_syscall(long number, ...) __attribute__((visibility("hidden")));
 #else
-/* the shim interposes syscall() on x86 only: elsewhere libc's is the system call */
+/* the shim interposes syscall() only where it has the entry: elsewhere libc's is the system call */
 #define rtshim_raw_syscall syscall
+#endif
 #endif
 
 #endif

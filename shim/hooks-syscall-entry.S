@@ -1,30 +1,33 @@
 /* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
  * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), every other number straight on to
- * the next syscall() with the registers and stack as the caller left them.  In assembly because C cannot pass on
- * a variadic call without reading arguments the caller may not have passed.  Before the shim's
- * constructor has resolved the next syscall() (another library's constructor runs first), the
- * system call is made here (rtshim_raw_syscall): no dynamic linker on that path.
- * Cost for every other number: three compares and an indirect jump, below the noise of a system
- * call (syscall(SYS_getpid), x86_64: 1031 ns plain, 1044 ns with the shim, median of 15 runs;
- * best runs 933 and 932 ns). */
+ * the next syscall() with the argument registers and the stack as the caller left them (only
+ * what a PLT stub may change is changed: the flags and x86's rax, arm64's x16, arm's ip).  In
+ * assembly because C cannot pass on a variadic call without reading arguments the caller may
+ * not have passed.  Before the shim's constructor has resolved the next syscall() (another
+ * library's constructor runs first), the system call is made here (rtshim_raw_syscall): no
+ * dynamic linker on that path.  One entry per architecture whose libc syscall() it mirrors
+ * (glibc's sysdeps/unix/sysv/linux/ARCH/syscall.S); elsewhere libc's syscall() is left alone.
+ * Cost for every other number: three compares, a load and an indirect jump, below the noise of
+ * a system call (syscall(SYS_getpid), x86_64: 1031 ns plain, 1044 ns with the shim, median of
+ * 15 runs; best runs 933 and 932 ns). */
 #include <asm/unistd.h>
 
-#ifdef __CET__
-#include <cet.h>
-#else
-#define _CET_ENDBR
-#endif
+#include "asm.h"
+#include "raw-syscall.h"
 
-#if defined(__x86_64__)
+#ifdef RTSHIM_SYSCALL_ENTRY
 	.text
 	.globl	syscall
-	.type	syscall, @function
+	.type	syscall, %function
 	.hidden	rtshim_syscall_sched
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
+#endif
+
+#if defined(__x86_64__)
 	.p2align 4
 syscall:
-	_CET_ENDBR
+	ENTRY_PAD
 	cmpq	$__NR_sched_setscheduler, %rdi
 	je	rtshim_syscall_sched
 	cmpq	$__NR_sched_setparam, %rdi
@@ -38,15 +41,9 @@ syscall:
 	.size	syscall, .-syscall
 
 #elif defined(__i386__)
-	.text
-	.globl	syscall
-	.type	syscall, @function
-	.hidden	rtshim_syscall_sched
-	.hidden	rtshim_syscall_next
-	.hidden	rtshim_raw_syscall
 	.p2align 4
 syscall:
-	_CET_ENDBR
+	ENTRY_PAD
 	movl	4(%esp), %eax
 	cmpl	$__NR_sched_setscheduler, %eax
 	je	rtshim_syscall_sched
@@ -64,6 +61,61 @@ syscall:
 	movl	(%esp), %ecx
 	ret
 	.size	syscall, .-syscall
+
+#elif defined(__aarch64__)
+	.p2align 4
+syscall:
+	ENTRY_PAD
+	cmp	w0, #__NR_sched_setscheduler	/* w0: the bits glibc's syscall() reads */
+	b.eq	1f
+	cmp	w0, #__NR_sched_setparam
+	b.eq	1f
+	cmp	w0, #__NR_sched_setattr
+	b.eq	1f
+	adrp	x16, rtshim_syscall_next
+	ldr	x16, [x16, #:lo12:rtshim_syscall_next]
+	cbz	x16, 2f
+	br	x16			/* x16: a PLT's register, which BTI lets onto libc's `bti c` */
+1:	mov	w0, w0			/* the same number rtshim_syscall_sched compares, as a long */
+	b	rtshim_syscall_sched
+2:	b	rtshim_raw_syscall
+	.size	syscall, .-syscall
+
+#elif defined(__arm__) && defined(__ARM_EABI__)
+/* In the instruction set the compiler uses for C (Thumb-2 on armhf), so that the branches to the
+ * C function need no interworking.  Only ip (the scratch register a PLT uses) and the flags are
+ * changed on the way to the next syscall(). */
+#ifdef __thumb2__
+#define PC_BIAS 4
+#else
+#define PC_BIAS 8
+#endif
+	.syntax	unified
+	.p2align 2
+#ifdef __thumb2__
+	.thumb
+	.thumb_func
+#else
+	.arm
+#endif
+syscall:
+	cmp	r0, #__NR_sched_setscheduler
+	beq	1f
+	cmp	r0, #__NR_sched_setparam
+	beq	1f
+	cmp	r0, #__NR_sched_setattr
+	beq	1f
+	ldr	ip, 3f
+2:	add	ip, ip, pc
+	ldr	ip, [ip]
+	cmp	ip, #0
+	beq	4f
+	bx	ip
+1:	b	rtshim_syscall_sched
+4:	b	rtshim_raw_syscall
+	.p2align 2
+3:	.word	rtshim_syscall_next - (2b + PC_BIAS)
+	.size	syscall, .-syscall
 #endif
 
-	.section .note.GNU-stack,"",@progbits
+	.section .note.GNU-stack,"",%progbits

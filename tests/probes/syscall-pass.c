@@ -1,8 +1,8 @@
 /* syscall-pass — system calls other than the two scheduling ones, made through syscall(): the
  * shim's syscall() must hand them on untouched, every argument included (the sixth is on the
- * stack for syscall() on x86_64, all of them are on i386).  One line per case,
- * "case NAME ok" or "case NAME FAIL: why"; exit status 1 if any failed.  Run with and without
- * the shim: the same lines. */
+ * stack for syscall() on x86_64, all of them are on i386, the fourth to sixth on arm).  One
+ * line per case, "case NAME ok" or "case NAME FAIL: why"; exit status 1 if any failed.  Run
+ * with and without the shim: the same lines. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -43,12 +43,16 @@ int main(void)
 	errno = 1234;
 	check("success-keeps-errno", syscall(SYS_getppid) == getppid() && errno == 1234,
 	      "errno changed by a successful call");
+	long r;
+#ifndef __arm__
+	/* (arm's kernel answers a number outside its table with SIGILL, with or without the shim) */
 	errno = 0;
-	long r = syscall(-1L);
+	r = syscall(-1L);
 	check("unknown-number", r == -1 && errno == ENOSYS, "not -1/ENOSYS");
 	errno = 0;
 	r = syscall(100000L);
 	check("number-100000", r == -1 && errno == ENOSYS, "not -1/ENOSYS");
+#endif
 	/* the readers stay libc's: the kernel's own answer */
 	check("sched_getscheduler", syscall(SYS_sched_getscheduler, 0) == SCHED_OTHER, "not SCHED_OTHER");
 
