@@ -14,6 +14,7 @@ load common
 	run -0 "$RTSHIM_ROOT/scripts/demo" -h
 	[ "${lines[0]}" = "Usage: scripts/demo [-h|--help]      (or: make demo, as root)" ]
 	run -2 --separate-stderr "$RTSHIM_ROOT/scripts/demo" --frobnicate
+	# shellcheck disable=SC2154 # stderr_lines: set by bats' run --separate-stderr
 	[ "${stderr_lines[0]}" = "demo: unknown argument '--frobnicate'" ]
 	[ -z "$output" ]
 }

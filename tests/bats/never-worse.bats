@@ -256,10 +256,12 @@ stack_extra() {
 	shift 3
 	run bounded 20 "$@" --noshim small-stack measure "$how"
 	[ "$status" -eq 0 ]
-	local plain=$(line used)
+	local plain
+	plain=$(line used)
 	run bounded 20 "$@" small-stack measure "$how"
 	[ "$status" -eq 0 ]
-	local shim=$(line used)
+	local shim
+	shim=$(line used)
 	echo "$how $*: ${plain} B used without the shim, ${shim} B with it: +$((shim - plain)) B (bound $bound)"
 	((shim - plain <= bound))
 	run bounded 20 "$@" small-stack min "$how"

@@ -127,6 +127,7 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	local dir
 	dir=$(mktemp -d /tmp/rtshim-tb.XXXXXX)
 	run -1 --separate-stderr "$TESTBED" polkit deny --dir "$dir"
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[ "$stderr" = "testbed: no testbed is running in $dir (start one: scripts/testbed start --dir $dir)" ]
 	run -1 --separate-stderr "$TESTBED" pid rtkit --dir "$dir"
 	[ "$stderr" = "testbed: rtkit is not running in $dir" ]
