@@ -28,6 +28,7 @@
 #include "format.h"
 #include "log.h"
 #include "procfs.h"
+#include "runaway.h" /* the real pthread_sigmask */
 
 enum { IDLE, LOADING, DONE };
 
@@ -141,10 +142,10 @@ static bool start_helper(rtshim_create_fn *create)
 	if (!e) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
+		rtshim_runaway_real_sigmask()(SIG_SETMASK, &all, &old); /* SIGXCPU too */
 		pthread_t t;
 		e = create(&t, &attr, helper, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		rtshim_runaway_real_sigmask()(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&attr);
 	}
 	if (e) {

@@ -430,10 +430,9 @@ int rtshim_request(const struct rtshim_req *r)
 		break;
 	}
 	report(r, &f, &d, client, nice_got);
-	/* the guard thread, where the SIGXCPU handler cannot serve (pthread_create's promotion:
-	 * its creator starts it, the new thread must not need the loader's lock) */
-	if (d.why == RTSHIM_WHY_GRANTED && !r->creating)
-		rtshim_runaway_granted();
+	/* SIGXCPU deliverable to the granted thread (runaway.c) */
+	if (d.why == RTSHIM_WHY_GRANTED)
+		rtshim_runaway_granted(t.tid);
 	if (t.self)
 		rtshim_registry_pending_end(t.self);
 	if (cancel_state >= 0)

@@ -29,25 +29,13 @@ typedef int sigignore_fn(int);
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 
-#define DEFINE_NEXT(type, name)                                               \
-	static type *next_##name(void)                                        \
-	{                                                                     \
-		static type *ptr;                                             \
-		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
-		if (!f) {                                                     \
-			f = (type *)dlsym(RTLD_NEXT, #name);                  \
-			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
-		}                                                             \
-		return f;                                                     \
-	}
-
-DEFINE_NEXT(sighandler_fn, signal)
-DEFINE_NEXT(sighandler_fn, bsd_signal)
-DEFINE_NEXT(sighandler_fn, ssignal)
-DEFINE_NEXT(sighandler_fn, sysv_signal)
-DEFINE_NEXT(sighandler_fn, __sysv_signal)
-DEFINE_NEXT(sighandler_fn, sigset)
-DEFINE_NEXT(sigignore_fn, sigignore)
+RTSHIM_DEFINE_NEXT(sighandler_fn, signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, bsd_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, ssignal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, sysv_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, __sysv_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, sigset)
+RTSHIM_DEFINE_NEXT(sigignore_fn, sigignore)
 
 /* The guard owns SIGXCPU's disposition: set it as glibc's wrapper would, through the guard. */
 static bool guarded(int sig)
@@ -192,6 +180,23 @@ RTSHIM_EXPORT int sigignore(int sig)
 	return rtshim_runaway_sigaction(&act, NULL);
 }
 
+/* ---- the signal mask: SIGXCPU stays deliverable to a realtime thread (runaway.c) ---------------- */
+
+RTSHIM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return rtshim_runaway_sigmask(how, set, old);
+}
+
+RTSHIM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int e = rtshim_runaway_sigmask(how, set, old);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- a program that starts realtime ------------------------------------------------------------ */
 
 void rtshim_runaway_adopt(void)
@@ -218,13 +223,16 @@ void rtshim_runaway_adopt(void)
 	if (rtshim_cfg()->runaway != RTSHIM_RUNAWAY_DEMOTE)
 		return;
 	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
-	if (rtshim_runaway_arm(gs) < 0)
+	if (!rtshim_enter()) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
 		return;
-	rtshim_runaway_adopted();
-	if (gs < rl.rlim_cur) {
-		rl.rlim_cur = gs;
-		setrlimit(RLIMIT_RTTIME, &rl);
+	if (rtshim_runaway_arm(gs) == 0) {
+		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
+		if (gs < rl.rlim_cur) {
+			rl.rlim_cur = gs;
+			setrlimit(RLIMIT_RTTIME, &rl);
+		}
 	}
+	rtshim_leave();
 	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
 		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 }

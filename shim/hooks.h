@@ -16,6 +16,20 @@
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
+/* static type *next_NAME(void): the next definition of NAME (dlsym RTLD_NEXT), resolved once;
+ * NULL if there is none.  Needs <dlfcn.h>. */
+#define RTSHIM_DEFINE_NEXT(type, name)                                        \
+	static type *next_##name(void)                                        \
+	{                                                                     \
+		static type *ptr;                                             \
+		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
+		if (!f) {                                                     \
+			f = (type *)dlsym(RTLD_NEXT, #name);                  \
+			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
+		}                                                             \
+		return f;                                                     \
+	}
+
 /* The real functions, resolved lazily with dlsym(RTLD_NEXT) (dlvsym where versions differ). */
 typedef int sched_setscheduler_fn(pid_t, int, const struct sched_param *);
 typedef int sched_setparam_fn(pid_t, const struct sched_param *);
