@@ -278,6 +278,24 @@ unshimmed() {
 	check_overrun main 10
 }
 
+@test "the grant path adds little address space: mlockall(MCL_CURRENT) under an 8 MiB RLIMIT_MEMLOCK still works" {
+	run as_user prlimit --memlock=8388608 "$PROBES/rt-mlock" 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[[ $output == *"call setscheduler rc=-1 err=EPERM"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	run as_user prlimit --memlock=8388608 "$RTRUN" "$PROBES/rt-mlock" 10 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main RR|RESET 10"* ]]
+	[[ $output == *"threads 1"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	local before after
+	before=$(awk '$1 == "vm" && $2 == "before" { print $3 }' <<<"$output")
+	after=$(awk '$1 == "vm" && $2 == "after" { print $3 }' <<<"$output")
+	echo "address space: $before KiB before the grant, $after KiB after"
+	((after - before <= 6144))
+}
+
 # ---- inheritance ------------------------------------------------------------------------------
 
 @test "inherit: rtrun --inherit promotes default-attribute threads of an RT thread; not without" {
