@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -20,6 +21,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "raw-syscall.h"
 #include "runaway.h"
 
 typedef __sighandler_t sighandler_fn(int, __sighandler_t);
@@ -178,6 +180,52 @@ RTSHIM_EXPORT int sigignore(int sig)
 	act.sa_handler = SIG_IGN;
 	sigemptyset(&act.sa_mask);
 	return rtshim_runaway_sigaction(&act, NULL);
+}
+
+/* ---- syscall(SYS_rt_sigaction, SIGXCPU, ...) ---------------------------------------------------- */
+
+/* The kernel's struct sigaction for rt_sigaction on x86 (asm/signal.h): the mask is 64 bits. */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+/* A SIGXCPU disposition set or read with the raw system call goes through the guard, as
+ * sigaction does (an ill-sized mask, another signal, or before a grant: the kernel's call). */
+long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long size)
+{
+	const struct kernel_sigaction *act = (const struct kernel_sigaction *)(uintptr_t)act_;
+	struct kernel_sigaction *oact = (struct kernel_sigaction *)(uintptr_t)oact_;
+	if (sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
+		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+		return next ? next(number, sig, act, oact, size)
+			    : rtshim_raw_syscall(number, sig, act, oact, size);
+	}
+	struct sigaction a, o;
+	if (act) {
+		memset(&a, 0, sizeof a);
+		a.sa_handler = (__sighandler_t)act->handler;
+		a.sa_flags = (int)act->flags;
+#if defined(__x86_64__) || defined(__i386__) /* glibc keeps the restorer there */
+		a.sa_restorer = (void (*)(void))act->restorer;
+#endif
+		memcpy(&a.sa_mask, &act->mask, sizeof act->mask);
+	}
+	if (rtshim_runaway_sigaction(act ? &a : NULL, oact ? &o : NULL) < 0)
+		return -1;
+	if (oact) {
+		oact->handler = (void *)o.sa_handler;
+		oact->flags = (unsigned long)(unsigned)o.sa_flags;
+#if defined(__x86_64__) || defined(__i386__)
+		oact->restorer = (void *)o.sa_restorer;
+#else
+		oact->restorer = NULL;
+#endif
+		memcpy(&oact->mask, &o.sa_mask, sizeof oact->mask);
+	}
+	return 0;
 }
 
 /* ---- the signal mask: SIGXCPU stays deliverable to a realtime thread (runaway.c) ---------------- */

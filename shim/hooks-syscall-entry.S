@@ -1,5 +1,7 @@
 /* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
- * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), every other number straight on to
+ * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), rt_sigaction to
+ * rtshim_syscall_sigaction (hooks-signal.c: SIGXCPU's disposition once the runaway guard is
+ * armed), every other number straight on to
  * the next syscall() with the registers and stack as the caller left them.  In assembly because C cannot pass on
  * a variadic call without reading arguments the caller may not have passed.  Before the shim's
  * constructor has resolved the next syscall() (another library's constructor runs first), the
@@ -20,6 +22,7 @@
 	.globl	syscall
 	.type	syscall, @function
 	.hidden	rtshim_syscall_sched
+	.hidden	rtshim_syscall_sigaction
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
 	.p2align 4
@@ -31,6 +34,8 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpq	$__NR_sched_setattr, %rdi
 	je	rtshim_syscall_sched
+	cmpq	$__NR_rt_sigaction, %rdi
+	je	rtshim_syscall_sigaction
 	movq	rtshim_syscall_next(%rip), %rax
 	testq	%rax, %rax
 	jz	rtshim_raw_syscall
@@ -42,6 +47,7 @@ syscall:
 	.globl	syscall
 	.type	syscall, @function
 	.hidden	rtshim_syscall_sched
+	.hidden	rtshim_syscall_sigaction
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
 	.p2align 4
@@ -54,6 +60,8 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpl	$__NR_sched_setattr, %eax
 	je	rtshim_syscall_sched
+	cmpl	$__NR_rt_sigaction, %eax
+	je	rtshim_syscall_sigaction
 	call	.Lpc_ecx		/* a call that returns: shadow stack and return predictor */
 	addl	$_GLOBAL_OFFSET_TABLE_, %ecx
 	movl	rtshim_syscall_next@GOTOFF(%ecx), %eax

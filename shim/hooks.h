@@ -56,6 +56,8 @@ void rtshim_resolve_nice(void);
 typedef long syscall_fn(long, ...);
 extern syscall_fn *rtshim_syscall_next;
 long rtshim_syscall_sched(long number, long pid, long a2, long a3);
+/* syscall(SYS_rt_sigaction, sig, act, oact, sigsetsize) (hooks-signal.c) */
+long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long size);
 void rtshim_resolve_syscall(void);
 /* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);

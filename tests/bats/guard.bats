@@ -186,9 +186,9 @@ unshimmed() {
 	[[ $output == *done* ]]
 }
 
-@test "runaway: a SIGXCPU handler installed after the grant is honoured, and sees kill -XCPU" {
+@test "runaway: a SIGXCPU handler installed after the grant (sigaction, signal, the raw rt_sigaction system call) is honoured, and sees kill -XCPU" {
 	local how
-	for how in handler handler-signal; do
+	for how in handler handler-raw handler-signal; do
 		unshimmed "$how"
 		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
 		check_overrun worker 10

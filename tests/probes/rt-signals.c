@@ -10,6 +10,8 @@
  *                     grant, then computes; main then sends itself SIGXCPU (kill) and waits
  *                     for the handler to see it
  *   handler-signal    the same with signal(2)
+ *   handler-raw       the same with syscall(SYS_rt_sigaction) (the restorer glibc uses, read
+ *                     back from a signal it set)
  *   ignore            the worker sets SIGXCPU to SIG_IGN with sigaction after the grant
  *   ignore-signal     the same with signal(2)
  *   main              no thread: the main thread computes MS ms of CPU (made realtime from
@@ -183,6 +185,18 @@ static void *worker(void *p)
 		sigaction(SIGXCPU, &sa, NULL);
 	} else if (!strcmp(mode, "handler-signal")) {
 		signal(SIGXCPU, own_plain);
+	} else if (!strcmp(mode, "handler-raw")) {
+		struct { void *handler; unsigned long flags; void *restorer; unsigned long long mask; } k;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = own_siginfo;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR2, &sa, NULL);
+		syscall(SYS_rt_sigaction, SIGUSR2, NULL, &k, 8); /* glibc's flags and restorer */
+		k.handler = (void *)own_siginfo;
+		k.mask = 0;
+		if (syscall(SYS_rt_sigaction, SIGXCPU, &k, NULL, 8))
+			probe_say("rt_sigaction failed %s", probe_errname(errno));
 	} else if (!strcmp(mode, "ignore")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
