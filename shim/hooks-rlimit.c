@@ -6,7 +6,8 @@
  * would see the guard's value.  So getrlimit, setrlimit, prlimit (and their 64-bit names) for
  * RLIMIT_RTTIME of this process go through rtshim_runaway_rttime (runaway.c): the kernel checks
  * and answers first, the program reads back its own soft limit, the guard keeps its share below
- * the hard one.  Every other resource and process, RLIMIT_RTTIME before a grant armed the
+ * the hard one; so does syscall(SYS_prlimit64, ...) on x86 (hooks-syscall-entry.S).  Every
+ * other resource and process, RLIMIT_RTTIME before a grant armed the
  * guard, and the shim's own calls (inside a request) go straight to the next definition. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "hooks.h"
+#include "raw-syscall.h"
 #include "runaway.h"
 
 typedef int getrlimit_fn(__rlimit_resource_t, struct rlimit *);
@@ -147,6 +149,20 @@ RTSHIM_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struc
 	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit64())
 		return next_prlimit64()(pid, resource, set, old);
 	int r = rttime64(set, old);
+	rtshim_leave();
+	return r;
+}
+
+/* syscall(SYS_prlimit64, ...): prlimit64's own layout is struct rlim64. */
+long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get)
+{
+	if (!guarded((pid_t)pid, (__rlimit_resource_t)resource) || !rtshim_enter()) {
+		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+		return next ? next(number, pid, resource, set, get)
+			    : rtshim_raw_syscall(number, pid, resource, set, get);
+	}
+	int r = answer(rtshim_runaway_rttime((const struct rlim64 *)(uintptr_t)set,
+					     (struct rlim64 *)(uintptr_t)get));
 	rtshim_leave();
 	return r;
 }

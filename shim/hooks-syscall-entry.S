@@ -1,7 +1,8 @@
 /* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
  * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), rt_sigaction to
  * rtshim_syscall_sigaction (hooks-signal.c: SIGXCPU's disposition once the runaway guard is
- * armed), every other number straight on to
+ * armed), prlimit64 to rtshim_syscall_prlimit (hooks-rlimit.c: RLIMIT_RTTIME, likewise), every
+ * other number straight on to
  * the next syscall() with the registers and stack as the caller left them.  In assembly because C cannot pass on
  * a variadic call without reading arguments the caller may not have passed.  Before the shim's
  * constructor has resolved the next syscall() (another library's constructor runs first), the
@@ -23,6 +24,7 @@
 	.type	syscall, @function
 	.hidden	rtshim_syscall_sched
 	.hidden	rtshim_syscall_sigaction
+	.hidden	rtshim_syscall_prlimit
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
 	.p2align 4
@@ -36,6 +38,8 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpq	$__NR_rt_sigaction, %rdi
 	je	rtshim_syscall_sigaction
+	cmpq	$__NR_prlimit64, %rdi
+	je	rtshim_syscall_prlimit
 	movq	rtshim_syscall_next(%rip), %rax
 	testq	%rax, %rax
 	jz	rtshim_raw_syscall
@@ -48,6 +52,7 @@ syscall:
 	.type	syscall, @function
 	.hidden	rtshim_syscall_sched
 	.hidden	rtshim_syscall_sigaction
+	.hidden	rtshim_syscall_prlimit
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
 	.p2align 4
@@ -62,6 +67,8 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpl	$__NR_rt_sigaction, %eax
 	je	rtshim_syscall_sigaction
+	cmpl	$__NR_prlimit64, %eax
+	je	rtshim_syscall_prlimit
 	call	.Lpc_ecx		/* a call that returns: shadow stack and return predictor */
 	addl	$_GLOBAL_OFFSET_TABLE_, %ecx
 	movl	rtshim_syscall_next@GOTOFF(%ecx), %eax

@@ -212,9 +212,9 @@ unshimmed() {
 	done
 }
 
-@test "runaway: a program that sets its soft RLIMIT_RTTIME to the hard one keeps the guard and reads its own value" {
+@test "runaway: a program that sets its soft RLIMIT_RTTIME to the hard one (setrlimit, prlimit, the raw system call) keeps the guard and reads its own value" {
 	local how
-	for how in soft-to-hard soft-to-hard-prlimit; do
+	for how in soft-to-hard soft-to-hard-prlimit soft-to-hard-syscall; do
 		unshimmed "$how"
 		[[ $output == *"rttime unlimited unlimited"* ]]
 		run_bg -- -- rt-signals "$how" 300 10

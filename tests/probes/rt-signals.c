@@ -24,6 +24,7 @@
  *                     (getrlimit + setrlimit, as stress-ng and many daemons do) and prints
  *                     "rttime SOFT HARD" read back with getrlimit, then computes
  *   soft-to-hard-prlimit  the same with prlimit(0, ...)
+ *   soft-to-hard-syscall  the same with syscall(SYS_prlimit64, 0, ...)
  *   exec-clean        the worker, after its grant, execs `env -i THIS main MS` (a clean
  *                     environment: the new image has no shim)
  *   exec-keep         the worker, after its grant, execs `THIS main MS` with its environment
@@ -162,10 +163,13 @@ static void *worker(void *p)
 	if (!strncmp(mode, "soft-to-hard", 12)) {
 		struct rlimit rl;
 		bool pr = !strcmp(mode, "soft-to-hard-prlimit");
-		if (pr ? prlimit(0, RLIMIT_RTTIME, NULL, &rl) : getrlimit(RLIMIT_RTTIME, &rl))
+		bool sys = !strcmp(mode, "soft-to-hard-syscall");
+		if (sys ? syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, NULL, &rl)
+			: pr ? prlimit(0, RLIMIT_RTTIME, NULL, &rl) : getrlimit(RLIMIT_RTTIME, &rl))
 			probe_say("getrlimit failed");
 		rl.rlim_cur = rl.rlim_max;
-		if (pr ? prlimit(0, RLIMIT_RTTIME, &rl, NULL) : setrlimit(RLIMIT_RTTIME, &rl))
+		if (sys ? syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, &rl, NULL)
+			: pr ? prlimit(0, RLIMIT_RTTIME, &rl, NULL) : setrlimit(RLIMIT_RTTIME, &rl))
 			probe_say("setrlimit failed %s", probe_errname(errno));
 		getrlimit(RLIMIT_RTTIME, &rl);
 		if (rl.rlim_cur == RLIM_INFINITY)
