@@ -43,8 +43,9 @@ void rtshim_resolve_rlimit(void)
 	next_prlimit64();
 }
 
-/* RLIMIT_RTTIME of this process, with the guard armed: the guard's business. */
-static bool guarded(pid_t pid, __rlimit_resource_t resource)
+/* RLIMIT_RTTIME of this process, with the guard armed: the guard's business.  Uninstrumented,
+ * as the interposers: TSan's start-up asks for other limits before TSan can run code. */
+RTSHIM_UNINSTRUMENTED static bool guarded(pid_t pid, __rlimit_resource_t resource)
 {
 	return resource == RLIMIT_RTTIME && (pid == 0 || pid == getpid()) && rtshim_runaway_armed();
 }
@@ -99,7 +100,7 @@ static int rttime64(const struct rlimit64 *set, struct rlimit64 *get)
 	return answer(r);
 }
 
-RTSHIM_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
 {
 	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit())
 		return next_getrlimit()(resource, rl);
@@ -108,7 +109,7 @@ RTSHIM_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
 	return r;
 }
 
-RTSHIM_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
 	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit())
 		return next_setrlimit()(resource, rl);
@@ -117,7 +118,7 @@ RTSHIM_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *r
 	return r;
 }
 
-RTSHIM_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
 {
 	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit())
 		return next_prlimit()(pid, resource, set, old);
@@ -126,7 +127,7 @@ RTSHIM_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct 
 	return r;
 }
 
-RTSHIM_EXPORT int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
 {
 	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit64())
 		return next_getrlimit64()(resource, rl);
@@ -135,7 +136,7 @@ RTSHIM_EXPORT int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
 	return r;
 }
 
-RTSHIM_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
 	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit64())
 		return next_setrlimit64()(resource, rl);
@@ -144,7 +145,7 @@ RTSHIM_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit6
 	return r;
 }
 
-RTSHIM_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set, struct rlimit64 *old)
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set, struct rlimit64 *old)
 {
 	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit64())
 		return next_prlimit64()(pid, resource, set, old);

@@ -16,10 +16,14 @@
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
+/* Not instrumented by a sanitizer: for interposers a sanitizer runtime calls while it starts,
+ * before its own state exists (TSan's start-up calls getrlimit). */
+#define RTSHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "thread")))
+
 /* static type *next_NAME(void): the next definition of NAME (dlsym RTLD_NEXT), resolved once;
  * NULL if there is none.  Needs <dlfcn.h>. */
 #define RTSHIM_DEFINE_NEXT(type, name)                                        \
-	static type *next_##name(void)                                        \
+	RTSHIM_UNINSTRUMENTED static type *next_##name(void)                  \
 	{                                                                     \
 		static type *ptr;                                             \
 		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
