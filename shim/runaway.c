@@ -159,7 +159,7 @@ static void sigxcpu_set(sigset_t *s)
 
 static long sys_prlimit(const struct rlim64 *set, struct rlim64 *get)
 {
-	return syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, set, get);
+	return rtshim_raw_syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, set, get); /* the kernel's, not the program's view */
 }
 
 static int sys_policy(pid_t tid)
