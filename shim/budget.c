@@ -2,7 +2,7 @@
 #include "budget.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <pthread.h>
 #include <time.h>
 
 bool rtshim_backoff_allows(const struct rtshim_backoff *b, int64_t now_ms)
@@ -42,10 +42,23 @@ void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_
 	rtshim_backoff_record(&m->b, now_ms, -EBUSY);
 }
 
-/* One word per field, updated with atomics under a tiny spin flag: requests are rare. */
+/* The process's state, under a priority-inheritance mutex: the caller may be a realtime
+ * thread (a raise), and a spin lock with sched_yield() never yields to a SCHED_OTHER holder
+ * preempted on the same CPU; with priority inheritance the kernel runs the holder at the
+ * waiter's priority until it lets go.  Requests are rare and the sections a few loads long. */
 static struct rtshim_backoff state[RTSHIM_BUDGET_KINDS];
 static struct rtshim_raise_memo raise_memo;
-static int busy;
+static pthread_mutex_t mutex;
+static pthread_once_t mutex_once = PTHREAD_ONCE_INIT;
+
+static void mutex_init(void)
+{
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&mutex, &a);
+	pthread_mutexattr_destroy(&a);
+}
 
 static int64_t now_ms(void)
 {
@@ -56,13 +69,20 @@ static int64_t now_ms(void)
 
 static void lock(void)
 {
-	while (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
+	pthread_once(&mutex_once, mutex_init);
+	pthread_mutex_lock(&mutex);
 }
 
 static void unlock(void)
 {
-	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mutex);
+}
+
+void rtshim_budget_locked(void (*fn)(void *), void *arg)
+{
+	lock();
+	fn(arg);
+	unlock();
 }
 
 int rtshim_budget_check(int kind, int64_t *wait_ms)
@@ -124,5 +144,8 @@ void rtshim_budget_reset(void)
 		state[k].delay_ms = 0;
 		state[k].err = 0;
 	}
-	__atomic_store_n(&busy, 0, __ATOMIC_RELAXED);
+	/* a forked child: the mutex may have been held by a thread that does not exist here (a
+	 * priority-inheritance mutex can only be unlocked by its owner): made anew */
+	pthread_once(&mutex_once, mutex_init);
+	mutex_init();
 }

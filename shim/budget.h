@@ -2,7 +2,8 @@
  * every program of the user) wisely: after rtkit refused (EPERM: policy, polkit; EBUSY: a limit)
  * the same kind of request is not sent again for a while, with an exponential backoff
  * (RTSHIM_BACKOFF_MIN_MS doubling up to RTSHIM_BACKOFF_MAX_MS); a success resets it.
- * Lock-free (atomics only). */
+ * The process's state is kept under a priority-inheritance mutex (budget.c): never a lock a
+ * realtime thread could spin on. */
 #ifndef RTSHIM_BUDGET_H
 #define RTSHIM_BUDGET_H
 
@@ -44,6 +45,8 @@ void rtshim_budget_record(int kind, int result);
 void rtshim_budget_raise_granted(int tid, int prio);
 /* The facts the decision core needs: how long each kind is held, the flap memory. */
 void rtshim_budget_facts(struct rtshim_facts *f);
+/* fn(arg) with the process's state locked (tests: a holder preempted by a realtime waiter). */
+void rtshim_budget_locked(void (*fn)(void *), void *arg);
 /* A forked child starts with a clean slate. */
 void rtshim_budget_reset(void);
 

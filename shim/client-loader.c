@@ -29,6 +29,7 @@
 #include "log.h"
 #include "procfs.h"
 #include "raw-time.h"
+#include "runaway.h" /* the real pthread_sigmask */
 
 enum { IDLE, LOADING, DONE };
 
@@ -142,10 +143,10 @@ static bool start_helper(rtshim_create_fn *create)
 	if (!e) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
+		rtshim_runaway_real_sigmask()(SIG_SETMASK, &all, &old); /* SIGXCPU too */
 		pthread_t t;
 		e = create(&t, &attr, helper, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		rtshim_runaway_real_sigmask()(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&attr);
 	}
 	if (e) {
@@ -211,6 +212,28 @@ static bool helper_waits_for_me(void)
 	return owner == gettid();
 }
 
+/* Is this process single-threaded (field 20 of /proc/self/stat)?  Then no other thread can hold
+ * the loader's lock while it waits for this one, and the client loads here: a helper thread
+ * would add its stack and, for its first malloc, a malloc arena (64 MiB of address space), which
+ * mlockall(MCL_CURRENT) counts against RLIMIT_MEMLOCK (cyclictest -m). */
+static bool single_threaded(void)
+{
+	char buf[512];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && *p; p++)
+		if (*p == ' ' && ++field == 20)
+			return p[1] == '1' && p[2] == ' ';
+	return false;
+}
+
 /* The client, loaded by the helper and waited for at most timeout_ms.  A creator (a thread
  * about to wait for the thread it starts) loads it here instead when the helper turns out to
  * wait for a lock the creator holds (the loader's lock is recursive for its holder). */
@@ -222,7 +245,7 @@ static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 	rtshim_create_fn *create = __atomic_load_n(&create_real, __ATOMIC_ACQUIRE);
 	/* before the shim's constructor (start-up: the loader's lock is free), or in a vfork child
 	 * (it shares the parent's memory: no thread may be started there): here, as before */
-	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid())
+	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid() || single_threaded())
 		return load_on_this_thread(timeout_ms);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;

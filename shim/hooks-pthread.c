@@ -262,11 +262,8 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 		return r;
 	pthread_t created = *thread;
 	futex_wait_nonzero(&rc.done);
-	if (rc.ran) {
-		if (!rc.result)
-			rtshim_runaway_granted(); /* here: the new thread must not need the loader's lock */
+	if (rc.ran)
 		return 0;
-	}
 	int detach = PTHREAD_CREATE_JOINABLE;
 	pthread_attr_getdetachstate(attr, &detach);
 	if (detach == PTHREAD_CREATE_JOINABLE)
@@ -297,10 +294,15 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				 void *(*start)(void *), void *arg)
 {
 	pthread_create_fn *real = rtshim_real_pthread_create();
-	if (!rtshim_enter())
-		return real(thread, attr, start, arg);
+	int r;
+	bool held = rtshim_runaway_hold_for_create(); /* the new thread inherits the program's mask */
+	if (!rtshim_enter()) {
+		r = real(thread, attr, start, arg);
+		rtshim_runaway_release_after_create(held);
+		return r;
+	}
 	int saved = errno;
-	int inherit = PTHREAD_INHERIT_SCHED, policy, r;
+	int inherit = PTHREAD_INHERIT_SCHED, policy;
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
 	    pthread_attr_getschedpolicy(attr, &policy) == 0 &&
@@ -323,6 +325,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 			r = create_as_creator(real, thread, attr, start, arg);
 	}
 	rtshim_leave();
+	rtshim_runaway_release_after_create(held);
 	errno = saved;
 	return r;
 }

@@ -381,7 +381,7 @@ struct slow_request {
 	const struct rtshim_req *r;
 	const struct rtshim_trace *tr;
 	int direct;
-	bool *granted; /* set when rtkit granted it (the guard's thread is started after) */
+	pid_t *granted; /* the thread rtkit made realtime (the guard is told after: runaway.c) */
 };
 
 /* The decide-and-do loop, on the shim's own stack (own-stack.h). */
@@ -432,7 +432,8 @@ static int slow_path(void *arg)
 		break;
 	}
 	report(r, &f, &d, client, nice_got);
-	*s->granted = d.why == RTSHIM_WHY_GRANTED;
+	if (d.why == RTSHIM_WHY_GRANTED)
+		*s->granted = t.tid;
 	if (t.self)
 		rtshim_registry_pending_end(t.self);
 	if (cancel_state >= 0)
@@ -446,7 +447,7 @@ static int slow_path(void *arg)
  * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
  * already there (traced). */
 static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
-		   bool *granted)
+		   pid_t *granted)
 {
 	const struct rtshim_config *cfg = rtshim_cfg();
 	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
@@ -466,7 +467,7 @@ static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bo
 struct traced_request {
 	const struct rtshim_req *r;
 	const struct rtshim_stack *stack;
-	bool *granted;
+	pid_t *granted;
 };
 
 /* RTSHIM_TRACE/RTSHIM_ONLY, on the shim's own stack: the stack taken, the request named. */
@@ -485,7 +486,7 @@ static int traced(void *arg)
 int rtshim_request(const struct rtshim_req *r)
 {
 	static const struct rtshim_trace untraced = { .on = false };
-	bool granted = false;
+	pid_t granted = 0;
 	int err;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
 	if (!r->creating && rtshim_trace_wanted()) {
@@ -496,10 +497,9 @@ int rtshim_request(const struct rtshim_req *r)
 	} else {
 		err = request(r, &untraced, false, &granted);
 	}
-	/* the guard thread, where the SIGXCPU handler cannot serve: it reads the program's signal
-	 * mask, so back on the program's stack (pthread_create's promotion: its creator starts it,
-	 * the new thread must not need the loader's lock) */
-	if (granted && !r->creating)
-		rtshim_runaway_granted();
+	/* SIGXCPU deliverable to the granted thread (runaway.c): it sets the thread's signal mask,
+	 * so back on the program's stack, whose mask the switch back restores */
+	if (granted)
+		rtshim_runaway_granted(granted);
 	return err;
 }

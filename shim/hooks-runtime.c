@@ -121,6 +121,9 @@ static void resolve_all(void)
 	rtshim_real_pthread_create();
 	rtshim_resolve_nice();
 	rtshim_resolve_syscall();
+	rtshim_runaway_real_sigmask(); /* the guard's interposers (hooks-signal.c, -rlimit.c, -exec.c) */
+	rtshim_resolve_rlimit();
+	rtshim_resolve_exec();
 }
 
 /* A thread the shim waits for must never need the dynamic loader's lock: a library constructor

@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -20,6 +21,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "raw-syscall.h"
 #include "runaway.h"
 
 typedef __sighandler_t sighandler_fn(int, __sighandler_t);
@@ -29,25 +31,13 @@ typedef int sigignore_fn(int);
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 
-#define DEFINE_NEXT(type, name)                                               \
-	static type *next_##name(void)                                        \
-	{                                                                     \
-		static type *ptr;                                             \
-		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
-		if (!f) {                                                     \
-			f = (type *)dlsym(RTLD_NEXT, #name);                  \
-			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
-		}                                                             \
-		return f;                                                     \
-	}
-
-DEFINE_NEXT(sighandler_fn, signal)
-DEFINE_NEXT(sighandler_fn, bsd_signal)
-DEFINE_NEXT(sighandler_fn, ssignal)
-DEFINE_NEXT(sighandler_fn, sysv_signal)
-DEFINE_NEXT(sighandler_fn, __sysv_signal)
-DEFINE_NEXT(sighandler_fn, sigset)
-DEFINE_NEXT(sigignore_fn, sigignore)
+RTSHIM_DEFINE_NEXT(sighandler_fn, signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, bsd_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, ssignal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, sysv_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, __sysv_signal)
+RTSHIM_DEFINE_NEXT(sighandler_fn, sigset)
+RTSHIM_DEFINE_NEXT(sigignore_fn, sigignore)
 
 /* The guard owns SIGXCPU's disposition: set it as glibc's wrapper would, through the guard. */
 static bool guarded(int sig)
@@ -192,6 +182,69 @@ RTSHIM_EXPORT int sigignore(int sig)
 	return rtshim_runaway_sigaction(&act, NULL);
 }
 
+/* ---- syscall(SYS_rt_sigaction, SIGXCPU, ...) ---------------------------------------------------- */
+
+/* The kernel's struct sigaction for rt_sigaction on x86 (asm/signal.h): the mask is 64 bits. */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+/* A SIGXCPU disposition set or read with the raw system call goes through the guard, as
+ * sigaction does (an ill-sized mask, another signal, or before a grant: the kernel's call). */
+long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long size)
+{
+	const struct kernel_sigaction *act = (const struct kernel_sigaction *)(uintptr_t)act_;
+	struct kernel_sigaction *oact = (struct kernel_sigaction *)(uintptr_t)oact_;
+	if (sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
+		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+		return next ? next(number, sig, act, oact, size)
+			    : rtshim_raw_syscall(number, sig, act, oact, size);
+	}
+	struct sigaction a, o;
+	if (act) {
+		memset(&a, 0, sizeof a);
+		a.sa_handler = (__sighandler_t)act->handler;
+		a.sa_flags = (int)act->flags;
+#if defined(__x86_64__) || defined(__i386__) /* glibc keeps the restorer there */
+		a.sa_restorer = (void (*)(void))act->restorer;
+#endif
+		memcpy(&a.sa_mask, &act->mask, sizeof act->mask);
+	}
+	if (rtshim_runaway_sigaction(act ? &a : NULL, oact ? &o : NULL) < 0)
+		return -1;
+	if (oact) {
+		oact->handler = (void *)o.sa_handler;
+		oact->flags = (unsigned long)(unsigned)o.sa_flags;
+#if defined(__x86_64__) || defined(__i386__)
+		oact->restorer = (void *)o.sa_restorer;
+#else
+		oact->restorer = NULL;
+#endif
+		memcpy(&oact->mask, &o.sa_mask, sizeof oact->mask);
+	}
+	return 0;
+}
+
+/* ---- the signal mask: SIGXCPU stays deliverable to a realtime thread (runaway.c) ---------------- */
+
+RTSHIM_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return rtshim_runaway_sigmask(how, set, old);
+}
+
+RTSHIM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int e = rtshim_runaway_sigmask(how, set, old);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- a program that starts realtime ------------------------------------------------------------ */
 
 void rtshim_runaway_adopt(void)
@@ -218,13 +271,16 @@ void rtshim_runaway_adopt(void)
 	if (rtshim_cfg()->runaway != RTSHIM_RUNAWAY_DEMOTE)
 		return;
 	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
-	if (rtshim_runaway_arm(gs) < 0)
+	if (!rtshim_enter()) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
 		return;
-	rtshim_runaway_adopted();
-	if (gs < rl.rlim_cur) {
-		rl.rlim_cur = gs;
-		setrlimit(RLIMIT_RTTIME, &rl);
+	if (rtshim_runaway_arm(gs) == 0) {
+		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
+		if (gs < rl.rlim_cur) {
+			rl.rlim_cur = gs;
+			setrlimit(RLIMIT_RTTIME, &rl);
+		}
 	}
+	rtshim_leave();
 	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
 		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 }

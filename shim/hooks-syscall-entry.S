@@ -1,5 +1,8 @@
 /* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
- * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c), every other number straight on to
+ * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c); on x86_64 and i386 also
+ * rt_sigaction to rtshim_syscall_sigaction (hooks-signal.c: SIGXCPU's disposition once the
+ * runaway guard is armed) and prlimit64 to rtshim_syscall_prlimit (hooks-rlimit.c: RLIMIT_RTTIME,
+ * likewise; not yet on arm64 and armhf); every other number straight on to
  * the next syscall() with the argument registers and the stack as the caller left them (only
  * what a PLT stub may change is changed: the flags and x86's rax, arm64's x16, arm's ip).  In
  * assembly because C cannot pass on a variadic call without reading arguments the caller may
@@ -20,6 +23,8 @@
 	.globl	syscall
 	.type	syscall, %function
 	.hidden	rtshim_syscall_sched
+	.hidden	rtshim_syscall_sigaction
+	.hidden	rtshim_syscall_prlimit
 	.hidden	rtshim_syscall_next
 	.hidden	rtshim_raw_syscall
 #endif
@@ -34,6 +39,10 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpq	$__NR_sched_setattr, %rdi
 	je	rtshim_syscall_sched
+	cmpq	$__NR_rt_sigaction, %rdi
+	je	rtshim_syscall_sigaction
+	cmpq	$__NR_prlimit64, %rdi
+	je	rtshim_syscall_prlimit
 	movq	rtshim_syscall_next(%rip), %rax
 	testq	%rax, %rax
 	jz	rtshim_raw_syscall
@@ -51,6 +60,10 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpl	$__NR_sched_setattr, %eax
 	je	rtshim_syscall_sched
+	cmpl	$__NR_rt_sigaction, %eax
+	je	rtshim_syscall_sigaction
+	cmpl	$__NR_prlimit64, %eax
+	je	rtshim_syscall_prlimit
 	call	.Lpc_ecx		/* a call that returns: shadow stack and return predictor */
 	addl	$_GLOBAL_OFFSET_TABLE_, %ecx
 	movl	rtshim_syscall_next@GOTOFF(%ecx), %eax

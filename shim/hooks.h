@@ -16,6 +16,24 @@
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
+/* Not instrumented by a sanitizer: for interposers a sanitizer runtime calls while it starts,
+ * before its own state exists (TSan's start-up calls getrlimit). */
+#define RTSHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "thread")))
+
+/* static type *next_NAME(void): the next definition of NAME (dlsym RTLD_NEXT), resolved once;
+ * NULL if there is none.  Needs <dlfcn.h>. */
+#define RTSHIM_DEFINE_NEXT(type, name)                                        \
+	RTSHIM_UNINSTRUMENTED static type *next_##name(void)                  \
+	{                                                                     \
+		static type *ptr;                                             \
+		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
+		if (!f) {                                                     \
+			f = (type *)dlsym(RTLD_NEXT, #name);                  \
+			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
+		}                                                             \
+		return f;                                                     \
+	}
+
 /* The real functions, resolved lazily with dlsym(RTLD_NEXT) (dlvsym where versions differ). */
 typedef int sched_setscheduler_fn(pid_t, int, const struct sched_param *);
 typedef int sched_setparam_fn(pid_t, const struct sched_param *);
@@ -42,6 +60,10 @@ void rtshim_resolve_nice(void);
 typedef long syscall_fn(long, ...);
 extern syscall_fn *rtshim_syscall_next;
 long rtshim_syscall_sched(long number, long pid, long a2, long a3);
+/* syscall(SYS_rt_sigaction, sig, act, oact, sigsetsize) (hooks-signal.c) */
+long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long size);
+/* syscall(SYS_prlimit64, pid, resource, new, old) (hooks-rlimit.c) */
+long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get);
 void rtshim_resolve_syscall(void);
 /* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);

@@ -2,27 +2,33 @@
  *
  * The kernel (kernel/time/posix-cpu-timers.c, check_thread_timers) checks RLIMIT_RTTIME for
  * the running RT task on the tick: at the hard limit SIGKILL to the process; at the soft limit
- * SIGXCPU to the process (delivered to the offending thread unless it blocks SIGXCPU) and the
- * process's soft limit raised by one second.  The handler therefore demotes the thread it runs
- * on when that thread is realtime; otherwise (the offender blocks SIGXCPU) every realtime thread
- * of the process that is running right now.  It tells RLIMIT_RTTIME's signal from others by
- * the raised soft limit, and puts the guard's soft limit back.  A SIGXCPU that demoted nothing
- * (RLIMIT_CPU, kill -XCPU) gets the program's own disposition.
+ * SIGXCPU to the process and the process's soft limit raised by one second.  The signal is
+ * sent from the offender's own tick (or its task work), so kernel/signal.c complete_signal
+ * gives it to the offender whenever the offender does not block SIGXCPU.  The guard is built on
+ * that: no thread of its own, the demotion on the thread that ran out, on its own CPU (a guard
+ * thread of SCHED_OTHER starves when every CPU runs a realtime thread, and could only guess
+ * which thread ran out).
  *
- * Whatever the program does with SIGXCPU, the guard stays in time:
- * - SIGXCPU blocked in every thread (the sigwait design): the signal is process-directed, so the
- *   kernel gives it to a thread waiting for it in sigwaitinfo.  Once a request armed the guard and
- *   rtkit granted it to a thread that blocks SIGXCPU (rtshim_runaway_granted), or the program
- *   started realtime (rtshim_runaway_adopted), a guard thread of the shim waits there (idle: no wake-up until a SIGXCPU), with every other
- *   signal blocked; it demotes the realtime threads that are running.  A SIGXCPU it takes that is
- *   not RLIMIT_RTTIME's is sent again to the process (kill), for the program's threads, and the
- *   guard waits until one took it.  After fork the child has no guard thread: its next grant
- *   makes one.
- * - The program sets SIGXCPU's disposition after the grant (sigaction, signal, ...: the
- *   interposers of hooks-signal.c): its disposition is recorded as the one to chain, the guard's
- *   handler stays, and the program reads back its own (rtshim_runaway_sigaction).
- * - A program that starts realtime (rtrun -p, exec from a realtime thread) arms the guard from
- *   the shim's constructor (rtshim_runaway_adopt, hooks-signal.c). */
+ * So a thread the shim made realtime never blocks SIGXCPU in the kernel: at its grant (or when
+ * the program started realtime) and in every sigprocmask/pthread_sigmask of the program once
+ * the guard is armed, SIGXCPU is left unblocked, and the program's own wish is kept per thread
+ * (mask_view) and read back to it.  The handler then:
+ * - RLIMIT_RTTIME's signal (SI_KERNEL, the soft limit raised past the guard's): demotes the
+ *   thread it runs on and puts the guard's soft limit back.  Where the program's own handler
+ *   could run (the thread does not block SIGXCPU in the program's view) it is chained, as the
+ *   kernel would have run it; a thread that blocks it in the program's view does not get the
+ *   guard's signal (the guard's own soft limit made it: without the shim there was none).
+ * - any other SIGXCPU (kill -XCPU, RLIMIT_CPU): the program's disposition; in a thread that
+ *   blocks it in the program's view, it is made pending again for the program (blocked in this
+ *   thread for real from there on, and sent to the process again), so a sigwait gets it.
+ * Where the kernel would not give the offender the signal (a thread made realtime by a request
+ * about it from another thread, which blocks SIGXCPU: its mask is out of the shim's reach), a
+ * guard thread of the shim is started then, lazily, and waits for SIGXCPU in sigwaitinfo; it
+ * demotes the realtime threads that are running.
+ *
+ * The program sets SIGXCPU's disposition after the grant (sigaction, signal, ...: the
+ * interposers of hooks-signal.c): its disposition is recorded as the one to chain, the guard's
+ * handler stays, and the program reads back its own (rtshim_runaway_sigaction). */
 #include "runaway.h"
 
 #include <dirent.h>
@@ -36,6 +42,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "decide.h" /* rtshim_is_rt: pure, async-signal-safe */
@@ -63,9 +70,18 @@
 static struct sigaction prog_slot[PROG_SLOTS];
 static unsigned prog_gen;
 static rlim_t guard_soft;
+/* The program's own soft RLIMIT_RTTIME once the guard is armed (what it reads back; the
+ * kernel's is the guard's, lower): capped by the hard limit when read. */
+static uint64_t prog_soft = RLIM64_INFINITY;
 static int armed;
 static pid_t guard_tgid; /* the process whose guard thread runs (0: none; after fork: not ours) */
 static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* This thread's SIGXCPU in the program's view of its signal mask, where the kernel's differs:
+ * MASK_REAL (the kernel's mask says it), MASK_BLOCKED (the program blocked it, the kernel has it
+ * unblocked for the guard).  initial-exec: the shim is loaded at start-up; async-signal-safe. */
+enum { MASK_REAL, MASK_BLOCKED };
+static __thread __attribute__((tls_model("initial-exec"))) int mask_view;
 
 static void prog_get(struct sigaction *out)
 {
@@ -102,23 +118,48 @@ sigaction_fn *rtshim_runaway_real_sigaction(void)
 	return f;
 }
 
+static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
+}
+
+sigmask_fn *rtshim_runaway_real_sigmask(void)
+{
+	static sigmask_fn *ptr;
+	sigmask_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (sigmask_fn *)dlsym(RTLD_NEXT, "pthread_sigmask");
+		if (!f)
+			f = no_sigmask; /* never seen with glibc */
+		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
 /* Every signal blocked in this thread (saved in *old): a handler can then not run here while
- * arm_lock is held, and no writer is interrupted. */
+ * arm_lock is held, and no writer is interrupted.  The real function: the program's view of
+ * the mask is not the shim's business here. */
 static void block_all(sigset_t *old)
 {
 	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, old);
+	rtshim_runaway_real_sigmask()(SIG_SETMASK, &all, old);
 }
 
-/* prlimit64's own layout (struct rlimit has 32-bit fields on i386); RLIM64_INFINITY = ~0 */
-struct rlim64 {
-	uint64_t cur, max;
-};
+static void restore_mask(const sigset_t *old)
+{
+	rtshim_runaway_real_sigmask()(SIG_SETMASK, old, NULL);
+}
+
+static void sigxcpu_set(sigset_t *s)
+{
+	sigemptyset(s);
+	sigaddset(s, SIGXCPU);
+}
 
 static long sys_prlimit(const struct rlim64 *set, struct rlim64 *get)
 {
-	return syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, set, get);
+	return rtshim_raw_syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, set, get); /* the kernel's, not the program's view */
 }
 
 static int sys_policy(pid_t tid)
@@ -137,19 +178,29 @@ static bool demote(pid_t tid, int policy)
 	return rtshim_raw_syscall(SYS_sched_setscheduler, tid, SCHED_OTHER | SCHED_RESET_ON_FORK, &p) == 0;
 }
 
+/* The start of /proc/self/task/TID/WHAT, NUL-terminated: its length, or -1.  System calls only
+ * (async-signal-safe). */
+static ssize_t read_task_file(pid_t tid, const char *what, char *buf, size_t size)
+{
+	char path[64];
+	rtshim_format(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
 /* State letter of /proc/self/task/TID/stat ('R' running), or 0. */
 static char thread_state(pid_t tid)
 {
-	char path[64], buf[256];
-	rtshim_format(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[256];
+	if (read_task_file(tid, "stat", buf, sizeof buf) < 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	char *rp = NULL;
 	for (char *q = buf; *q; q++)
 		if (*q == ')')
@@ -238,7 +289,20 @@ static void prog_reset_once(const struct sigaction *seen)
 		}
 		pthread_mutex_unlock(&arm_lock);
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	restore_mask(&old);
+}
+
+/* A SIGXCPU the program blocks in this thread: blocked here for real once the handler returns,
+ * and sent to the process again (its own siginfo where the kernel lets us), so that another
+ * thread of the program takes it, or a sigwait, or it stays pending, as without the shim. */
+static void pend_for_program(const siginfo_t *si, void *uc)
+{
+	ucontext_t *u = uc;
+	sigaddset(&u->uc_sigmask, SIGXCPU);
+	mask_view = MASK_REAL;
+	siginfo_t again = *si;
+	if (syscall(SYS_rt_sigqueueinfo, getpid(), SIGXCPU, &again) < 0)
+		syscall(SYS_kill, getpid(), SIGXCPU);
 }
 
 static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
@@ -262,6 +326,15 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 	}
 	if (demoted)
 		log_demoted(who, want);
+
+	if (mask_view == MASK_BLOCKED) {
+		/* the program blocks SIGXCPU in this thread: the guard's own signal ends here; any
+		 * other is left pending for the program, as the kernel would have */
+		if (!rttime)
+			pend_for_program(si, uc);
+		errno = saved;
+		return;
+	}
 
 	/* the program's own disposition */
 	struct sigaction prog;
@@ -397,6 +470,9 @@ int rtshim_runaway_arm(rlim_t soft)
 	block_all(&old);
 	pthread_mutex_lock(&arm_lock);
 	__atomic_store_n(&guard_soft, soft, __ATOMIC_RELAXED);
+	struct rlim64 lim;
+	if (!armed && sys_prlimit(NULL, &lim) == 0)
+		__atomic_store_n(&prog_soft, lim.cur, __ATOMIC_RELAXED); /* before the guard lowers it */
 	if (real(SIGXCPU, NULL, &cur) < 0) {
 		r = -errno;
 		goto out;
@@ -418,7 +494,7 @@ int rtshim_runaway_arm(rlim_t soft)
 		   (unsigned long long)soft);
 out:
 	pthread_mutex_unlock(&arm_lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	restore_mask(&old);
 	return r;
 }
 
@@ -429,28 +505,105 @@ static void start_guard_thread(void)
 	pthread_mutex_lock(&arm_lock);
 	guard_start();
 	pthread_mutex_unlock(&arm_lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	restore_mask(&old);
 }
 
-void rtshim_runaway_granted(void)
+/* Does thread `tid` of this process block SIGXCPU (SigBlk of /proc/self/task/TID/status)? */
+static bool thread_blocks_sigxcpu(pid_t tid)
 {
-	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&guard_tgid, __ATOMIC_RELAXED) == getpid())
-		return;
-	/* Only where the handler cannot do it: a thread that leaves SIGXCPU unblocked gets the
-	 * signal itself.  An extra SCHED_OTHER thread is not free: under load, a realtime parent
-	 * reaping a child whose last thread to exit is SCHED_OTHER can spin in the kernel until
-	 * the hard limit kills it (seen with a forked child that asked for realtime). */
-	sigset_t cur;
-	if (pthread_sigmask(SIG_BLOCK, NULL, &cur) != 0 || !sigismember(&cur, SIGXCPU))
-		return;
-	start_guard_thread();
+	char buf[1024];
+	if (read_task_file(tid, "status", buf, sizeof buf) < 0)
+		return false;
+	const char *p = strstr(buf, "SigBlk:");
+	if (!p)
+		return false;
+	for (p += 7; *p == ' ' || *p == '\t'; p++)
+		;
+	uint64_t mask = 0;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		mask = mask << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	return mask & (UINT64_C(1) << (SIGXCPU - 1));
 }
 
-void rtshim_runaway_adopted(void)
+void rtshim_runaway_take_signal(void)
 {
-	if (__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		return;
+	sigset_t x, was;
+	sigxcpu_set(&x);
+	if (rtshim_runaway_real_sigmask()(SIG_UNBLOCK, &x, &was) == 0 && sigismember(&was, SIGXCPU))
+		mask_view = MASK_BLOCKED;
+}
+
+void rtshim_runaway_granted(pid_t tid)
+{
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		return;
+	if (tid == (pid_t)syscall(SYS_gettid)) {
+		rtshim_runaway_take_signal();
+		return;
+	}
+	/* Another thread of the program, made realtime by this one: its mask is out of reach.  A
+	 * guard thread only if it blocks SIGXCPU (else it takes the signal itself).  An extra
+	 * SCHED_OTHER thread is not free: under load, a realtime parent reaping a child whose last
+	 * thread to exit is SCHED_OTHER can spin in the kernel until the hard limit kills it. */
+	if (__atomic_load_n(&guard_tgid, __ATOMIC_RELAXED) != getpid() && thread_blocks_sigxcpu(tid))
 		start_guard_thread();
+}
+
+int rtshim_runaway_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigmask_fn *real = rtshim_runaway_real_sigmask();
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		return real(how, set, old);
+	sigset_t want, was;
+	bool in = false;
+	if (set) {
+		if (how != SIG_BLOCK && how != SIG_UNBLOCK && how != SIG_SETMASK)
+			return EINVAL;
+		want = *set;
+		in = sigismember(set, SIGXCPU);
+		if (how != SIG_UNBLOCK)
+			sigdelset(&want, SIGXCPU); /* the guard's: never blocked for real */
+	}
+	int e = real(how, set ? &want : NULL, &was);
+	if (e)
+		return e;
+	bool blocked = mask_view == MASK_BLOCKED || sigismember(&was, SIGXCPU);
+	if (set) {
+		bool now = how == SIG_SETMASK ? in : how == SIG_BLOCK ? blocked || in : blocked && !in;
+		/* blocked for real since before the guard was armed: unblocked now */
+		if (sigismember(&was, SIGXCPU) && how != SIG_SETMASK && !(how == SIG_UNBLOCK && in)) {
+			sigset_t x;
+			sigxcpu_set(&x);
+			real(SIG_UNBLOCK, &x, NULL);
+		}
+		mask_view = now ? MASK_BLOCKED : MASK_REAL;
+	}
+	if (old) {
+		*old = was;
+		if (blocked)
+			sigaddset(old, SIGXCPU);
+	}
+	return 0;
+}
+
+bool rtshim_runaway_hold_for_create(void)
+{
+	if (mask_view != MASK_BLOCKED)
+		return false;
+	sigset_t x;
+	sigxcpu_set(&x);
+	return rtshim_runaway_real_sigmask()(SIG_BLOCK, &x, NULL) == 0;
+}
+
+void rtshim_runaway_release_after_create(bool held)
+{
+	if (!held)
+		return;
+	sigset_t x;
+	sigxcpu_set(&x);
+	rtshim_runaway_real_sigmask()(SIG_UNBLOCK, &x, NULL);
 }
 
 bool rtshim_runaway_armed(void)
@@ -493,6 +646,77 @@ int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *olda
 		*oldact = prog;
 out:
 	pthread_mutex_unlock(&arm_lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	restore_mask(&old);
 	return r;
+}
+
+int rtshim_runaway_rttime(const struct rlim64 *set, struct rlim64 *get)
+{
+	struct rlim64 want, was;
+	if (set)
+		want = *set; /* before get is written: they may be the same */
+	if (sys_prlimit(set ? &want : NULL, &was) < 0)
+		return -errno; /* the kernel's own checks and errno */
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE)) {
+		if (get)
+			*get = was;
+		return 0;
+	}
+	uint64_t mine = __atomic_load_n(&prog_soft, __ATOMIC_RELAXED);
+	if (get) {
+		get->cur = mine < was.max ? mine : was.max;
+		get->max = was.max;
+	}
+	if (set) {
+		/* the program's own value is what it reads back; the guard keeps its share below
+		 * the (new) hard limit */
+		__atomic_store_n(&prog_soft, want.cur, __ATOMIC_RELAXED);
+		rlim_t gs = rtshim_runaway_soft((rlim_t)want.cur, (rlim_t)want.max);
+		__atomic_store_n(&guard_soft, gs, __ATOMIC_RELAXED);
+		if (gs < want.cur) {
+			struct rlim64 lower = { gs, want.max };
+			sys_prlimit(&lower, NULL);
+		}
+	}
+	return 0;
+}
+
+void rtshim_runaway_before_exec(bool guard_follows, struct rtshim_exec_undo *undo)
+{
+	memset(undo, 0, sizeof *undo);
+	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+		return;
+	/* the kernel's soft limit back to the program's own: what rtkit alone would leave */
+	struct rlim64 cur;
+	uint64_t mine = __atomic_load_n(&prog_soft, __ATOMIC_RELAXED);
+	if (sys_prlimit(NULL, &cur) == 0) {
+		struct rlim64 own = { mine < cur.max ? mine : cur.max, cur.max };
+		if (own.cur != cur.cur && sys_prlimit(&own, NULL) == 0) {
+			undo->soft_restored = true;
+			undo->guard_soft = cur.cur;
+		}
+	}
+	if (guard_follows)
+		return; /* the new image's shim adopts the realtime thread with its guard */
+	/* no guard in the new image: it starts as it would have without the shim's grant */
+	int pol = sys_policy(0);
+	struct sched_param p;
+	if (pol >= 0 && rtshim_is_rt(pol) && syscall(SYS_sched_getparam, 0, &p) == 0 && demote(0, pol)) {
+		undo->demoted = true;
+		undo->policy = pol;
+		undo->prio = p.sched_priority;
+	}
+}
+
+void rtshim_runaway_exec_failed(const struct rtshim_exec_undo *undo)
+{
+	int saved = errno;
+	if (undo->soft_restored) {
+		struct rlim64 cur;
+		if (sys_prlimit(NULL, &cur) == 0) {
+			cur.cur = undo->guard_soft < cur.max ? undo->guard_soft : cur.max;
+			sys_prlimit(&cur, NULL);
+		}
+	}
+	errno = saved;
 }

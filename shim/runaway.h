@@ -7,7 +7,9 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "rttime.h" /* rtshim_runaway_soft */
 
@@ -17,15 +19,56 @@
  * in place, -errno otherwise (then the caller must not lower the soft limit). */
 int rtshim_runaway_arm(rlim_t soft);
 
-/* A request succeeded: if it armed the guard and the calling thread blocks SIGXCPU (the sigwait
- * design: no thread of the program will take it), start this process's guard thread unless it
- * runs.  One load when the guard is not armed.  Not from a thread whose creator waits for it (the
- * creator may hold the dynamic loader's lock): from the creator, whose mask the thread inherited. */
-void rtshim_runaway_granted(void);
+/* A request succeeded for thread `tid` of this process.  The caller's own thread: SIGXCPU is
+ * unblocked for real in it (rtshim_runaway_take_signal).  Another thread that blocks SIGXCPU
+ * (its mask is out of the shim's reach): the process's guard thread is started, lazily, unless
+ * it runs.  One load when the guard is not armed. */
+void rtshim_runaway_granted(pid_t tid);
 
-/* The program started realtime and the guard is armed: start the guard thread (its mask to come
- * is unknown). */
-void rtshim_runaway_adopted(void);
+/* The calling thread is realtime under the armed guard: if it blocks SIGXCPU, the kernel's mask
+ * leaves it unblocked from now on and the program's wish is kept as its view (below). */
+void rtshim_runaway_take_signal(void);
+
+/* pthread_sigmask for the program (sigprocmask too: 0 or an errno value).  Once the guard is
+ * armed, SIGXCPU is never blocked for real: the program's wish for it is kept per thread and
+ * reported in *old, as without the shim.  Before, the real call.  Async-signal-safe. */
+int rtshim_runaway_sigmask(int how, const sigset_t *set, sigset_t *old);
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+sigmask_fn *rtshim_runaway_real_sigmask(void);
+
+/* pthread_create from a thread whose program blocks SIGXCPU: the new thread must inherit it
+ * blocked for real (its view starts as the kernel's).  hold before, release after. */
+bool rtshim_runaway_hold_for_create(void);
+void rtshim_runaway_release_after_create(bool held);
+
+/* prlimit64's own layout (struct rlimit has 32-bit fields on i386); RLIM64_INFINITY = ~0 */
+struct rlim64 {
+	uint64_t cur, max;
+};
+#ifndef RLIM64_INFINITY
+#define RLIM64_INFINITY (~(uint64_t)0)
+#endif
+
+/* prlimit(0, RLIMIT_RTTIME, set, get) for the program: 0 or -errno, as the kernel answers.  Once
+ * the guard is armed, the program reads back its own soft limit, and one it sets is kept (the
+ * guard's handler demotes at the guard's share of the hard limit below it: a program that sets
+ * soft = hard, as many daemons do at start, keeps the guard). */
+int rtshim_runaway_rttime(const struct rlim64 *set, struct rlim64 *get);
+
+/* exec: once the guard is armed, the kernel's soft RLIMIT_RTTIME goes back to the program's own
+ * (what rtkit alone would leave), and, when the new image will not have the shim's guard
+ * (`guard_follows` false: a clean environment, a static or set-user-ID program), the calling
+ * thread, if realtime, is demoted first: without the guard a realtime thread that overruns is
+ * killed, and without the shim it would not have been realtime.  If the exec fails, the soft
+ * limit is the guard's again (exec_failed); the caller asks rtkit for the thread's realtime
+ * again (undo->policy, undo->prio: what it had). */
+struct rtshim_exec_undo {
+	bool soft_restored, demoted;
+	uint64_t guard_soft;
+	int policy, prio;
+};
+void rtshim_runaway_before_exec(bool guard_follows, struct rtshim_exec_undo *undo);
+void rtshim_runaway_exec_failed(const struct rtshim_exec_undo *undo);
 
 /* Has a grant armed the guard in this process (the handler is in place)? */
 bool rtshim_runaway_armed(void);
@@ -47,6 +90,12 @@ sigaction_fn *rtshim_runaway_real_sigaction(void);
  * thread is not realtime.
  * Defined in hooks-signal.c (it reads the configuration). */
 void rtshim_runaway_adopt(void);
+
+/* The next getrlimit/setrlimit/prlimit (hooks-rlimit.c) and exec functions (hooks-exec.c),
+ * resolved from the constructor: the request path reads limits on threads a loader-lock holder
+ * may wait for, and dlsym takes that lock. */
+void rtshim_resolve_rlimit(void);
+void rtshim_resolve_exec(void);
 
 /* fork: arm_lock is taken around fork, so a child never inherits it held by a thread that does
  * not exist there (hooks-common.c's atfork handlers). */

@@ -50,3 +50,15 @@ NTHREADS=4
 	[ "$(grep -c '^T: *[0-9]' "$log")" -eq "$NTHREADS" ]
 	log_lacks "$log" "Unable to change scheduling policy|failed to set priority"
 }
+
+@test "rtrun cyclictest -m (mlockall) under Debian's default 8 MiB RLIMIT_MEMLOCK: runs realtime and ends normally" {
+	run as_user prlimit --memlock=8388608 timeout 30 cyclictest -m -p 80 -t 2 -D 2 -q
+	echo "without rtrun: status $status: $output"
+	[ "$status" -ne 0 ]
+	[[ $output == *"Unable to change scheduling policy"* ]]
+	run as_user prlimit --memlock=8388608 timeout 30 "$RTRUN" cyclictest -m -p 80 -t 2 -D 2 -q
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[[ $output != *mlockall* ]]
+	[ "$(grep -c '^T: *[0-9]' <<<"$output")" -eq 2 ]
+}

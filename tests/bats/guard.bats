@@ -144,9 +144,51 @@ unshimmed() {
 	[[ $output == *"disposition default"* ]]
 }
 
-@test "runaway: a SIGXCPU handler installed after the grant is honoured, and sees kill -XCPU" {
+@test "runaway: a signal thread that sigwaits on EVERY signal does not take the guard's SIGXCPU" {
+	unshimmed sigwait-all
+	local i
+	for i in 1 2 3; do
+		run as_user "$RTRUN" "$PROBES/rt-signals" sigwait-all 300 10 </dev/null
+		check_overrun worker 10
+		[[ $output != *"sigwait got 24"* ]]
+	done
+	[[ $output == *"disposition default"* ]]
+}
+
+@test "runaway: SIGXCPU blocked only after the grant: demoted; a sigwait still gets kill -XCPU" {
+	run as_user "$PROBES/rt-signals" late-block 300 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel worker-end OTHER 0"* ]]
+	[[ $output == *"kill-seen yes"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" late-block 300 10 </dev/null
+	check_overrun worker 10
+	[[ $output == *"kill-seen yes"* ]]
+}
+
+@test "runaway: every signal blocked and a realtime thread busy on every CPU: the one that ran out is demoted, the others stay" {
+	local n
+	n=$(nproc)
+	run as_user "$PROBES/rt-signals" busy-all 400 10 "$n" </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel worker0-end OTHER 0"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" busy-all 400 10 "$n" </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel worker0-start RR|RESET 10"* ]]
+	[[ $output == *"kernel worker0-end OTHER|RESET 0"* ]]
+	local k
+	for ((k = 1; k < n; k++)); do
+		[[ $output == *"kernel worker$k-start RR|RESET 10"* ]]
+		[[ $output == *"kernel worker$k-end RR|RESET 10"* ]]
+	done
+	[[ $output == *done* ]]
+}
+
+@test "runaway: a SIGXCPU handler installed after the grant (sigaction, signal, the raw rt_sigaction system call) is honoured, and sees kill -XCPU" {
 	local how
-	for how in handler handler-signal; do
+	for how in handler handler-raw handler-signal; do
 		unshimmed "$how"
 		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
 		check_overrun worker 10
@@ -170,6 +212,23 @@ unshimmed() {
 	done
 }
 
+@test "runaway: a program that sets its soft RLIMIT_RTTIME to the hard one (setrlimit, prlimit, the raw system call) keeps the guard and reads its own value" {
+	local how
+	for how in soft-to-hard soft-to-hard-prlimit soft-to-hard-syscall; do
+		unshimmed "$how"
+		[[ $output == *"rttime unlimited unlimited"* ]]
+		run_bg -- -- rt-signals "$how" 300 10
+		cat "$OUT"
+		grep -q '^done$' "$OUT"
+		grep -q '^rttime 200000 200000$' "$OUT"
+		# the kernel's soft limit is still the guard's
+		[ "$(soft_rttime "$PID")" = 160000 ]
+		[ "$(hard_rttime "$PID")" = 200000 ]
+		grep -q '^kernel worker-end OTHER|RESET 0$' "$OUT"
+		run_stop
+	done
+}
+
 @test "runaway: rtrun -p makes the main thread realtime; an overrun there demotes it, exits 0" {
 	# without RT (rtrun without -p): SCHED_OTHER, exits 0
 	run as_user "$RTRUN" "$PROBES/rt-signals" main 300 </dev/null
@@ -181,6 +240,60 @@ unshimmed() {
 	run as_user "$RTRUN" --runaway kill -p 15 "$PROBES/rt-signals" main 300 </dev/null
 	echo "kill: status $status"
 	[ "$status" = 137 ]
+}
+
+@test "runaway: a program started realtime stays single-threaded: unshare -r works under rtrun -p" {
+	run as_user unshare -r id -u </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[ "$output" = 0 ]
+	local how
+	for how in "-p 10" "chrt -f 10"; do
+		# shellcheck disable=SC2086
+		run as_user "$RTRUN" $how unshare -r sh -c 'id -u; chrt -p $$' </dev/null
+		echo "rtrun $how: status $status: $output"
+		[ "$status" = 0 ]
+		[[ $output == "0"$'\n'* ]]
+		[[ $output == *"current scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK"* ]]
+	done
+	# the guard is armed all the same, without a thread: the main thread's overrun is demoted
+	run as_user "$RTRUN" -p 15 "$PROBES/rt-signals" main 300 </dev/null
+	check_overrun main 15
+	[[ $output == *"threads 1"* ]]
+}
+
+@test "runaway: exec from a granted thread into a clean environment (no shim) runs as without the shim" {
+	run as_user "$PROBES/rt-signals" exec-clean 300 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main-end OTHER 0"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" exec-clean 300 10 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"call setschedparam rc=0 err=OK"* ]]
+	[[ $output == *"kernel main-start OTHER|RESET 0"* ]]
+	[[ $output == *done* ]]
+	# with its environment the new image has the shim: realtime crosses, with the guard
+	run as_user "$RTRUN" "$PROBES/rt-signals" exec-keep 300 10 </dev/null
+	check_overrun main 10
+}
+
+@test "the grant path adds little address space: mlockall(MCL_CURRENT) under an 8 MiB RLIMIT_MEMLOCK still works" {
+	run as_user prlimit --memlock=8388608 "$PROBES/rt-mlock" 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[[ $output == *"call setscheduler rc=-1 err=EPERM"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	run as_user prlimit --memlock=8388608 "$RTRUN" "$PROBES/rt-mlock" 10 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main RR|RESET 10"* ]]
+	[[ $output == *"threads 1"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	local before after
+	before=$(awk '$1 == "vm" && $2 == "before" { print $3 }' <<<"$output")
+	after=$(awk '$1 == "vm" && $2 == "after" { print $3 }' <<<"$output")
+	echo "address space: $before KiB before the grant, $after KiB after"
+	((after - before <= 6144))
 }
 
 # ---- inheritance ------------------------------------------------------------------------------

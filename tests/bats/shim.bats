@@ -93,7 +93,7 @@ assert_rttime_bounded() {
 	[ "$status" -eq 0 ]
 	local syms listed libc
 	syms=$(awk '{ print $3 }' <<<"$output" | sort | tr '\n' ' ')
-	listed=$(sed -n 's/^[[:space:]]*\([a-z_]*\);$/\1/p' "$RTSHIM_ROOT/shim/librtshim.map" | sort | tr '\n' ' ')
+	listed=$(sed -n 's/^[[:space:]]*\([a-z_0-9]*\);$/\1/p' "$RTSHIM_ROOT/shim/librtshim.map" | sort | tr '\n' ' ')
 	[ "$syms" = "$listed" ]
 	[[ $syms == *"sched_setscheduler "* && $syms == *"pthread_create "* && $syms == *"pthread_getattr_np "* ]]
 	# nothing of the shim's own: every export interposes a function of libc

@@ -10,15 +10,35 @@
  *                     grant, then computes; main then sends itself SIGXCPU (kill) and waits
  *                     for the handler to see it
  *   handler-signal    the same with signal(2)
+ *   handler-raw       the same with syscall(SYS_rt_sigaction) (the restorer glibc uses, read
+ *                     back from a signal it set)
  *   ignore            the worker sets SIGXCPU to SIG_IGN with sigaction after the grant
  *   ignore-signal     the same with signal(2)
  *   main              no thread: the main thread computes MS ms of CPU (made realtime from
  *                     outside, by rtrun -p)
+ *   sigwait-all       as sigwait, but the signal thread waits on a FULL set (every signal)
+ *   late-block        the worker blocks SIGXCPU only after its grant; a thread sigwaits for
+ *                     SIGXCPU alone; main then sends the process SIGXCPU (kill) and prints
+ *                     "sigwait got 24" when that thread took it ("kill-seen yes|no")
+ *   soft-to-hard      the worker, after its grant, sets its soft RLIMIT_RTTIME to its hard one
+ *                     (getrlimit + setrlimit, as stress-ng and many daemons do) and prints
+ *                     "rttime SOFT HARD" read back with getrlimit, then computes
+ *   soft-to-hard-prlimit  the same with prlimit(0, ...)
+ *   soft-to-hard-syscall  the same with syscall(SYS_prlimit64, 0, ...)
+ *   exec-clean        the worker, after its grant, execs `env -i THIS main MS` (a clean
+ *                     environment: the new image has no shim)
+ *   exec-keep         the worker, after its grant, execs `THIS main MS` with its environment
+ *   busy-all          (MS PRIO N) every signal blocked in every thread, nobody waits; N workers (one per
+ *                     CPU) realtime: worker0 computes MS ms without blocking, the others
+ *                     compute MS ms in 100 ms slices with a 1 ms sleep between (they never
+ *                     overrun: the kernel counts RLIMIT_RTTIME from the last sleep); each prints "kernel workerK-start/-end"
  * Prints "call setschedparam ...", "kernel LABEL-start/-end POLICY PRIO" (the kernel's view,
  * before and after the computation), "disposition own|ignore|default|other", "handler
  * kernel=N user=N plain=N" (what the handler saw so far: SI_KERNEL, other, signal(2)'s),
  * "kill-seen yes|no", and "done" before exiting 0. */
 #include <signal.h>
+#include <stdbool.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "probe.h"
@@ -26,6 +46,7 @@
 static const char *mode;
 static double ms = 300;
 static int prio = 10;
+static int prio_n = 2; /* busy-all: workers */
 static volatile sig_atomic_t from_kernel, from_user, plain_seen;
 
 static void own_siginfo(int sig, siginfo_t *si, void *uc)
@@ -64,18 +85,60 @@ static void compute(const char *label)
 	probe_kernel(l);
 }
 
+static volatile sig_atomic_t waited_xcpu;
+
 static void *sigwaiter(void *p)
 {
 	(void)p;
 	sigset_t set;
 	int sig;
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	if (!strcmp(mode, "sigwait-all")) {
+		sigfillset(&set);
+	} else if (!strcmp(mode, "late-block")) {
+		sigaddset(&set, SIGXCPU);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+	} else {
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+	}
 	for (;;)
-		if (sigwait(&set, &sig) == 0)
+		if (sigwait(&set, &sig) == 0) {
 			probe_say("sigwait got %d", sig);
+			if (sig == SIGXCPU)
+				waited_xcpu++;
+		}
+	return NULL;
+}
+
+/* busy-all: worker K of N; 0 overruns, the others sleep 1 ms every 100 ms of CPU */
+static void *busy_worker(void *p)
+{
+	long k = (long)p;
+	char l[32];
+	struct sched_param sp = { .sched_priority = prio };
+	snprintf(l, sizeof l, "setschedparam%ld", k);
+	if (PROBE_PTHREAD(l, pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)))
+		probe_say("not realtime");
+	snprintf(l, sizeof l, "worker%ld", k);
+	if (k == 0) {
+		compute(l);
+		return NULL;
+	}
+	double total = ms;
+	char s0[40], s1[40];
+	snprintf(s0, sizeof s0, "%s-start", l);
+	snprintf(s1, sizeof s1, "%s-end", l);
+	probe_kernel(s0);
+	struct timespec nap = { 0, 1000 * 1000 };
+	for (double done = 0; done < total; done += 100) {
+		double end = cpu_ms() + 100;
+		while (cpu_ms() < end)
+			;
+		nanosleep(&nap, NULL);
+	}
+	probe_kernel(s1);
 	return NULL;
 }
 
@@ -85,7 +148,40 @@ static void *worker(void *p)
 	struct sched_param sp = { .sched_priority = prio };
 	if (PROBE_PTHREAD("setschedparam", pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)))
 		probe_say("not realtime");
-	if (!strcmp(mode, "handler")) {
+	if (!strncmp(mode, "exec-", 5)) {
+		char self[4096], arg[32];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+		snprintf(arg, sizeof arg, "%g", ms);
+		if (!strcmp(mode, "exec-clean"))
+			execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
+		else
+			execl(self, self, "main", arg, (char *)NULL);
+		probe_say("exec failed %s", probe_errname(errno));
+		exit(4);
+	}
+	if (!strncmp(mode, "soft-to-hard", 12)) {
+		struct rlimit rl;
+		bool pr = !strcmp(mode, "soft-to-hard-prlimit");
+		bool sys = !strcmp(mode, "soft-to-hard-syscall");
+		if (sys ? syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, NULL, &rl)
+			: pr ? prlimit(0, RLIMIT_RTTIME, NULL, &rl) : getrlimit(RLIMIT_RTTIME, &rl))
+			probe_say("getrlimit failed");
+		rl.rlim_cur = rl.rlim_max;
+		if (sys ? syscall(SYS_prlimit64, 0, RLIMIT_RTTIME, &rl, NULL)
+			: pr ? prlimit(0, RLIMIT_RTTIME, &rl, NULL) : setrlimit(RLIMIT_RTTIME, &rl))
+			probe_say("setrlimit failed %s", probe_errname(errno));
+		getrlimit(RLIMIT_RTTIME, &rl);
+		if (rl.rlim_cur == RLIM_INFINITY)
+			probe_say("rttime unlimited %s", rl.rlim_max == RLIM_INFINITY ? "unlimited" : "?");
+		else
+			probe_say("rttime %llu %llu", (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+	} else if (!strcmp(mode, "late-block")) {
+		sigset_t x;
+		sigemptyset(&x);
+		sigaddset(&x, SIGXCPU);
+		pthread_sigmask(SIG_BLOCK, &x, NULL);
+	} else if (!strcmp(mode, "handler")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
 		sa.sa_sigaction = own_siginfo;
@@ -93,6 +189,18 @@ static void *worker(void *p)
 		sigaction(SIGXCPU, &sa, NULL);
 	} else if (!strcmp(mode, "handler-signal")) {
 		signal(SIGXCPU, own_plain);
+	} else if (!strcmp(mode, "handler-raw")) {
+		struct { void *handler; unsigned long flags; void *restorer; unsigned long long mask; } k;
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_sigaction = own_siginfo;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR2, &sa, NULL);
+		syscall(SYS_rt_sigaction, SIGUSR2, NULL, &k, 8); /* glibc's flags and restorer */
+		k.handler = (void *)own_siginfo;
+		k.mask = 0;
+		if (syscall(SYS_rt_sigaction, SIGXCPU, &k, NULL, 8))
+			probe_say("rt_sigaction failed %s", probe_errname(errno));
 	} else if (!strcmp(mode, "ignore")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -129,14 +237,37 @@ int main(int argc, char **argv)
 		ms = atof(argv[2]);
 	if (argc > 3)
 		prio = atoi(argv[3]);
+	if (argc > 4)
+		prio_n = atoi(argv[4]);
 	probe_start();
 	if (!strcmp(mode, "main")) {
 		compute("main");
+		char line[128];
+		FILE *st = fopen("/proc/self/status", "r");
+		while (st && fgets(line, sizeof line, st))
+			if (!strncmp(line, "Threads:", 8))
+				probe_say("threads %d", atoi(line + 8));
+		if (st)
+			fclose(st);
 		probe_say("done");
 		return 0;
 	}
 	pthread_t w, s;
-	if (!strcmp(mode, "sigwait")) {
+	if (!strcmp(mode, "busy-all")) {
+		int n = prio_n;
+		pthread_t t[64];
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+		for (long k = 0; k < n && k < 64; k++)
+			if (pthread_create(&t[k], NULL, busy_worker, (void *)k))
+				return 3;
+		for (int k = 0; k < n && k < 64; k++)
+			pthread_join(t[k], NULL);
+		probe_say("done");
+		return 0;
+	}
+	if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-all") || !strcmp(mode, "late-block")) {
 		sigset_t all;
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -146,6 +277,13 @@ int main(int argc, char **argv)
 		return 3;
 	pthread_join(w, NULL);
 	probe_say("disposition %s", disposition());
+	if (!strcmp(mode, "late-block")) {
+		kill(getpid(), SIGXCPU);
+		struct timespec t = { 0, 10 * 1000 * 1000 };
+		for (int i = 0; i < 200 && !waited_xcpu; i++)
+			nanosleep(&t, NULL);
+		probe_say("kill-seen %s", waited_xcpu ? "yes" : "no");
+	}
 	if (!strncmp(mode, "handler", 7)) {
 		/* a SIGXCPU that is not RLIMIT_RTTIME's still reaches the program's handler */
 		int before = from_user + plain_seen;
@@ -157,5 +295,7 @@ int main(int argc, char **argv)
 		probe_say("kill-seen %s", from_user + plain_seen > before ? "yes" : "no");
 	}
 	probe_say("done");
+	if (!strncmp(mode, "soft-to-hard", 12))
+		probe_wait(); /* for /proc/PID/limits, until stdin closes */
 	return 0;
 }

@@ -1,0 +1,169 @@
+/* hooks-rlimit.c — a program that reads or sets its own RLIMIT_RTTIME keeps the runaway guard.
+ *
+ * Once the guard is armed, the kernel's soft RLIMIT_RTTIME is the guard's (a share of the hard
+ * one).  A program that sets its soft limit to its hard one (stress-ng's stressors, many daemons
+ * at start) would otherwise remove the guard and be killed at the hard limit; one that reads it
+ * would see the guard's value.  So getrlimit, setrlimit, prlimit (and their 64-bit names) for
+ * RLIMIT_RTTIME of this process go through rtshim_runaway_rttime (runaway.c): the kernel checks
+ * and answers first, the program reads back its own soft limit, the guard keeps its share below
+ * the hard one; so does syscall(SYS_prlimit64, ...) on x86 (hooks-syscall-entry.S).  Every
+ * other resource and process, RLIMIT_RTTIME before a grant armed the
+ * guard, and the shim's own calls (inside a request) go straight to the next definition. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "raw-syscall.h"
+#include "runaway.h"
+
+typedef int getrlimit_fn(__rlimit_resource_t, struct rlimit *);
+typedef int setrlimit_fn(__rlimit_resource_t, const struct rlimit *);
+typedef int getrlimit64_fn(__rlimit_resource_t, struct rlimit64 *);
+typedef int setrlimit64_fn(__rlimit_resource_t, const struct rlimit64 *);
+typedef int prlimit_fn(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *);
+typedef int prlimit64_fn(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *);
+
+RTSHIM_DEFINE_NEXT(getrlimit_fn, getrlimit)
+RTSHIM_DEFINE_NEXT(setrlimit_fn, setrlimit)
+RTSHIM_DEFINE_NEXT(getrlimit64_fn, getrlimit64)
+RTSHIM_DEFINE_NEXT(setrlimit64_fn, setrlimit64)
+RTSHIM_DEFINE_NEXT(prlimit_fn, prlimit)
+RTSHIM_DEFINE_NEXT(prlimit64_fn, prlimit64)
+
+void rtshim_resolve_rlimit(void)
+{
+	next_getrlimit();
+	next_setrlimit();
+	next_getrlimit64();
+	next_setrlimit64();
+	next_prlimit();
+	next_prlimit64();
+}
+
+/* RLIMIT_RTTIME of this process, with the guard armed: the guard's business.  Uninstrumented,
+ * as the interposers: TSan's start-up asks for other limits before TSan can run code. */
+RTSHIM_UNINSTRUMENTED static bool guarded(pid_t pid, __rlimit_resource_t resource)
+{
+	return resource == RLIMIT_RTTIME && (pid == 0 || pid == getpid()) && rtshim_runaway_armed();
+}
+
+/* struct rlimit's rlim_t may be narrower than 64 bits (i386): glibc's own conversion */
+static uint64_t from_rlim(rlim_t v)
+{
+	return v == RLIM_INFINITY ? RLIM64_INFINITY : (uint64_t)v;
+}
+
+static rlim_t to_rlim(uint64_t v)
+{
+	return v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v;
+}
+
+static int answer(int r)
+{
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
+static int rttime(const struct rlimit *set, struct rlimit *get)
+{
+	struct rlim64 s, g;
+	if (set) {
+		s.cur = from_rlim(set->rlim_cur);
+		s.max = from_rlim(set->rlim_max);
+	}
+	int r = rtshim_runaway_rttime(set ? &s : NULL, get ? &g : NULL);
+	if (r == 0 && get) {
+		get->rlim_cur = to_rlim(g.cur);
+		get->rlim_max = to_rlim(g.max);
+	}
+	return answer(r);
+}
+
+static int rttime64(const struct rlimit64 *set, struct rlimit64 *get)
+{
+	struct rlim64 s, g;
+	if (set) {
+		s.cur = set->rlim_cur;
+		s.max = set->rlim_max;
+	}
+	int r = rtshim_runaway_rttime(set ? &s : NULL, get ? &g : NULL);
+	if (r == 0 && get) {
+		get->rlim_cur = g.cur;
+		get->rlim_max = g.max;
+	}
+	return answer(r);
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
+{
+	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit())
+		return next_getrlimit()(resource, rl);
+	int r = rttime(NULL, rl);
+	rtshim_leave();
+	return r;
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit())
+		return next_setrlimit()(resource, rl);
+	int r = rttime(rl, NULL);
+	rtshim_leave();
+	return r;
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
+{
+	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit())
+		return next_prlimit()(pid, resource, set, old);
+	int r = rttime(set, old);
+	rtshim_leave();
+	return r;
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
+{
+	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit64())
+		return next_getrlimit64()(resource, rl);
+	int r = rttime64(NULL, rl);
+	rtshim_leave();
+	return r;
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit64())
+		return next_setrlimit64()(resource, rl);
+	int r = rttime64(rl, NULL);
+	rtshim_leave();
+	return r;
+}
+
+RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set, struct rlimit64 *old)
+{
+	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit64())
+		return next_prlimit64()(pid, resource, set, old);
+	int r = rttime64(set, old);
+	rtshim_leave();
+	return r;
+}
+
+/* syscall(SYS_prlimit64, ...): prlimit64's own layout is struct rlim64. */
+long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get)
+{
+	if (!guarded((pid_t)pid, (__rlimit_resource_t)resource) || !rtshim_enter()) {
+		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+		return next ? next(number, pid, resource, set, get)
+			    : rtshim_raw_syscall(number, pid, resource, set, get);
+	}
+	int r = answer(rtshim_runaway_rttime((const struct rlim64 *)(uintptr_t)set,
+					     (struct rlim64 *)(uintptr_t)get));
+	rtshim_leave();
+	return r;
+}
