@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "raw-time.h"
+
 bool rtshim_backoff_allows(const struct rtshim_backoff *b, int64_t now_ms)
 {
 	return b->until_ms == 0 || now_ms >= b->until_ms;
@@ -60,11 +62,10 @@ static void mutex_init(void)
 	pthread_mutexattr_destroy(&a);
 }
 
+/* the kernel's clock, not one another preload can stop (raw-time.h) */
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return rtshim_raw_now_ns() / 1000000;
 }
 
 static void lock(void)

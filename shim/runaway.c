@@ -48,6 +48,7 @@
 #include "decide.h" /* rtshim_is_rt: pure, async-signal-safe */
 #include "log.h"
 #include "raw-syscall.h" /* demote: never through the shim's own syscall() */
+#include "raw-time.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -376,8 +377,8 @@ static void give_back(void)
 		sigset_t pend;
 		if (sigpending(&pend) < 0 || !sigismember(&pend, SIGXCPU))
 			return;
-		struct timespec t = { i < 30 ? 0 : 1, (i < 10 ? 10 : i < 30 ? 100 : 0) * 1000 * 1000 };
-		nanosleep(&t, NULL);
+		int idle = 0; /* a sleep no other preload can stretch (raw-time.h) */
+		rtshim_raw_futex_wait(&idle, 0, i < 10 ? 10000000 : i < 30 ? 100000000 : 1000000000);
 	}
 }
 
