@@ -223,9 +223,17 @@ static void cfg_load(void)
 		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
 }
 
+/* &cfg once loaded: every request reads it, pthread_once costs the privileged path 20 more
+ * instructions each time */
+static const struct rtshim_config *cfg_loaded;
+
 const struct rtshim_config *rtshim_cfg(void)
 {
+	const struct rtshim_config *c = __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE);
+	if (c)
+		return c;
 	pthread_once(&cfg_once, cfg_load);
+	__atomic_store_n(&cfg_loaded, &cfg, __ATOMIC_RELEASE);
 	return &cfg;
 }
 
@@ -395,6 +403,14 @@ __attribute__((no_sanitize("address", "thread"))) bool rtshim_self_maybe_changed
 	 * record describes (a thread that has just started never does) */
 	long k = syscall(SYS_sched_getscheduler, 0);
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
+}
+
+bool rtshim_self_has_nothing_to_clear(int clear)
+{
+	if (__atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED) & clear)
+		return false;
+	/* unlinked: a record another thread made for this one may still be taken over */
+	return self_rec.linked || !rtshim_registry_has_side_records();
 }
 
 struct rtshim_thread *rtshim_self_cheap(void)

@@ -73,6 +73,10 @@ bool rtshim_self_maybe_changed_uninstrumented(void);
  * necessarily linked: for rtshim_thread_update. */
 struct rtshim_thread *rtshim_self_cheap(void);
 
+/* No RTSHIM_TF_* flag of `clear` on this thread, in its record or in one it would take over:
+ * clearing them would change nothing (the privileged path then skips its record). */
+bool rtshim_self_has_nothing_to_clear(int clear);
+
 /* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
  * (never in a vfork child, whose memory is its parent's).  This thread's record is linked
  * when a flag is set on it. */
