@@ -172,11 +172,19 @@ struct rtshim_direct {
 	int policy;    /* rtshim_direct_policy() */
 	int shim_flag; /* rtshim_direct_shim_flag() of it */
 };
+static inline bool rtshim_direct_is_as_asked(const struct rtshim_config *cfg)
+{
+	return cfg->policy == RTSHIM_POLICY_ASKED && !cfg->reset_on_fork;
+}
+static inline struct rtshim_direct rtshim_direct_as_asked(bool has_policy, int policy)
+{
+	return (struct rtshim_direct){ has_policy ? policy : 0, has_policy ? 0 : -1 };
+}
 static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg, bool has_policy,
 						 int policy)
 {
-	if (cfg->policy == RTSHIM_POLICY_ASKED && !cfg->reset_on_fork)
-		return (struct rtshim_direct){ has_policy ? policy : 0, has_policy ? 0 : -1 };
+	if (rtshim_direct_is_as_asked(cfg))
+		return rtshim_direct_as_asked(has_policy, policy);
 	int sent = rtshim_direct_policy(cfg, has_policy, policy);
 	return (struct rtshim_direct){ sent, rtshim_direct_shim_flag(has_policy, policy, sent) };
 }

@@ -471,25 +471,33 @@ static int slow_path(void *arg)
  * kernel grants it, the core's decision for that, without the facts a refusal needs (the path
  * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
  * already there (traced). */
-static __attribute__((noinline)) int privileged(const struct rtshim_config *cfg,
-						const struct rtshim_req *r,
-						const struct rtshim_trace *tr)
+static __attribute__((noinline)) void granted_directly(const struct rtshim_req *r,
+						       const struct rtshim_trace *tr, int shim_flag)
 {
-	struct rtshim_direct rule1 = rtshim_direct(cfg, has_policy(r), r->policy);
+	report_direct(r, shim_flag);
+	rtshim_trace_end(tr, 0);
+}
+
+/* plain: rtshim_cfg_plain(), nothing configured (the common case): rule 1 as asked, nothing to
+ * trace or log. */
+static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
+						const struct rtshim_trace *tr, bool plain)
+{
+	struct rtshim_direct rule1 = plain ? rtshim_direct_as_asked(has_policy(r), r->policy)
+					   : rtshim_direct(rtshim_cfg(), has_policy(r), r->policy);
 	int direct = real_call(r, rule1.policy);
 	if (direct != 0)
 		return direct;
 	record_direct(r, rule1.shim_flag);
-	report_direct(r, rule1.shim_flag);
-	if (tr->on)
-		rtshim_trace_end(tr, 0);
+	if (!plain)
+		granted_directly(r, tr, rule1.shim_flag);
 	return 0;
 }
 
-static inline int request(const struct rtshim_config *cfg, const struct rtshim_req *r,
-			  const struct rtshim_trace *tr, bool on_own_stack, bool *granted)
+static inline int request(const struct rtshim_req *r, const struct rtshim_trace *tr,
+			  bool on_own_stack, bool *granted, bool plain)
 {
-	int direct = privileged(cfg, r, tr);
+	int direct = privileged(r, tr, plain);
 	if (direct == 0)
 		return 0;
 	struct slow_request s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
@@ -512,7 +520,7 @@ static int traced(void *arg)
 		rtshim_trace_end(&tr, err);
 		return err;
 	}
-	return request(rtshim_cfg(), t->r, &tr, true, t->granted);
+	return request(t->r, &tr, true, t->granted, false);
 }
 
 int rtshim_request(const struct rtshim_req *r)
@@ -521,14 +529,14 @@ int rtshim_request(const struct rtshim_req *r)
 	bool granted = false;
 	int err;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
-	const struct rtshim_config *cfg = rtshim_cfg();
-	if (!r->creating && rtshim_trace_wanted_by(cfg)) {
+	bool plain = rtshim_cfg_plain();
+	if (!r->creating && !plain && rtshim_trace_wanted()) {
 		struct rtshim_stack st;
 		rtshim_trace_take_stack(&st); /* here: the program's frames are on this stack */
 		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
 		err = rtshim_own_stack_run(traced, &t);
 	} else {
-		err = request(cfg, r, &untraced, false, &granted);
+		err = request(r, &untraced, false, &granted, plain);
 	}
 	/* the guard thread, where the SIGXCPU handler cannot serve: it reads the program's signal
 	 * mask, so back on the program's stack (pthread_create's promotion: its creator starts it,

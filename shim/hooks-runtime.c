@@ -179,6 +179,9 @@ void rtshim_leave(void)
 
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static struct rtshim_config cfg;
+/* Nothing configured that a request the kernel grants acts upon: rule 1 sends it as it is, no
+ * trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test, rtshim_cfg_plain). */
+static bool cfg_plain;
 
 /* True while the constructor runs: a configuration read then is read for a program that
  * started realtime (the runaway guard adopts its threads). */
@@ -221,6 +224,8 @@ static void cfg_load(void)
 	rtshim_log_set_level(cfg.log_level);
 	if (cfg.trace && cfg.log_level < RTSHIM_LOG_INFO)
 		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
+	cfg_plain = rtshim_direct_is_as_asked(&cfg) && !rtshim_trace_wanted_by(&cfg) &&
+		    !rtshim_log_enabled(RTSHIM_LOG_INFO);
 }
 
 /* &cfg once loaded: every request reads it, pthread_once costs the privileged path 20 more
@@ -235,6 +240,11 @@ const struct rtshim_config *rtshim_cfg(void)
 	pthread_once(&cfg_once, cfg_load);
 	__atomic_store_n(&cfg_loaded, &cfg, __ATOMIC_RELEASE);
 	return &cfg;
+}
+
+bool rtshim_cfg_plain(void)
+{
+	return __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE) && cfg_plain;
 }
 
 /* ---- per-thread records -------------------------------------------------------------------- */
