@@ -166,6 +166,29 @@ int rtshim_direct_shim_flag(bool has_policy, int policy, int sent);
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, bool has_policy,
 					       int policy);
 
+/* Both at once, for the shim's privileged path: inline, and the default configuration (no
+ * RTSHIM_POLICY, no RTSHIM_RESET_ON_FORK: the request as it is) in two loads. */
+struct rtshim_direct {
+	int policy;    /* rtshim_direct_policy() */
+	int shim_flag; /* rtshim_direct_shim_flag() of it */
+};
+static inline bool rtshim_direct_is_as_asked(const struct rtshim_config *cfg)
+{
+	return cfg->policy == RTSHIM_POLICY_ASKED && !cfg->reset_on_fork;
+}
+static inline struct rtshim_direct rtshim_direct_as_asked(bool has_policy, int policy)
+{
+	return (struct rtshim_direct){ has_policy ? policy : 0, has_policy ? 0 : -1 };
+}
+static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg, bool has_policy,
+						 int policy)
+{
+	if (rtshim_direct_is_as_asked(cfg))
+		return rtshim_direct_as_asked(has_policy, policy);
+	int sent = rtshim_direct_policy(cfg, has_policy, policy);
+	return (struct rtshim_direct){ sent, rtshim_direct_shim_flag(has_policy, policy, sent) };
+}
+
 /* Rule 8: the same raise (thread, priority) as the one granted a moment ago, still held for
  * hold_ms: the priority flaps.  Pure. */
 bool rtshim_raise_flaps(pid_t held_tid, int held_prio, int64_t hold_ms, pid_t tid, int prio);

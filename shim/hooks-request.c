@@ -31,7 +31,7 @@
 #include "trace.h"
 
 /* The real call with `policy` in place of the program's (the privileged path and its retry). */
-static int real_call(const struct rtshim_req *r, int policy)
+static inline int real_call(const struct rtshim_req *r, int policy)
 {
 	const struct sched_param *p = r->param;
 	switch (r->kind) {
@@ -210,6 +210,25 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
 }
 
+static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r, int shim_flag)
+{
+	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
+	record_flags(r, &t, shim_flag, false, false);
+}
+
+/* The privileged path's record.  The caller's own thread with the flag not in play and no
+ * record that says otherwise (the common case: root's threads) has nothing to write. */
+static inline void record_direct(const struct rtshim_req *r, int shim_flag)
+{
+	if (shim_flag < 0)
+		return;
+	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
+	if (shim_flag == 0 && caller &&
+	    rtshim_self_has_nothing_to_clear(RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO))
+		return;
+	record_direct_flags(r, shim_flag);
+}
+
 static void record(const struct rtshim_req *r, const struct target *t,
 		   const struct rtshim_decision *d)
 {
@@ -229,14 +248,21 @@ static const char *what_the_program_gets(const struct rtshim_req *r)
 				    : "the thread runs SCHED_OTHER";
 }
 
-/* The kernel granted the call as made (the privileged path). */
-static void report_direct(const struct rtshim_req *r, int shim_flag)
+static __attribute__((noinline, cold)) void log_granted_directly(const struct rtshim_req *r,
+								int shim_flag)
 {
-	/* the log level first: its arguments would cost the privileged path a gettid() */
+	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
+		   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
+		   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+}
+
+/* The kernel granted the call as made (the privileged path). */
+static inline void report_direct(const struct rtshim_req *r, int shim_flag)
+{
+	/* the log level first: its arguments would cost the privileged path a gettid(), and
+	 * the call itself out of line: its frame costs it more than the test */
 	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
-		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
-			   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
-			   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+		log_granted_directly(r, shim_flag);
 }
 
 static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
@@ -446,20 +472,35 @@ static int slow_path(void *arg)
  * kernel grants it, the core's decision for that, without the facts a refusal needs (the path
  * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
  * already there (traced). */
-static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
-		   pid_t *granted)
+static __attribute__((noinline)) void granted_directly(const struct rtshim_req *r,
+						       const struct rtshim_trace *tr, int shim_flag)
 {
-	const struct rtshim_config *cfg = rtshim_cfg();
-	int sent = rtshim_direct_policy(cfg, has_policy(r), r->policy);
-	int direct = real_call(r, sent);
-	if (direct == 0) {
-		struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-		int shim_flag = rtshim_direct_shim_flag(has_policy(r), r->policy, sent);
-		record_flags(r, &t, shim_flag, false, false);
-		report_direct(r, shim_flag);
-		rtshim_trace_end(tr, 0);
+	report_direct(r, shim_flag);
+	rtshim_trace_end(tr, 0);
+}
+
+/* plain: rtshim_cfg_plain(), nothing configured (the common case): rule 1 as asked, nothing to
+ * trace or log. */
+static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
+						const struct rtshim_trace *tr, bool plain)
+{
+	struct rtshim_direct rule1 = plain ? rtshim_direct_as_asked(has_policy(r), r->policy)
+					   : rtshim_direct(rtshim_cfg(), has_policy(r), r->policy);
+	int direct = real_call(r, rule1.policy);
+	if (direct != 0)
+		return direct;
+	record_direct(r, rule1.shim_flag);
+	if (!plain)
+		granted_directly(r, tr, rule1.shim_flag);
+	return 0;
+}
+
+static inline int request(const struct rtshim_req *r, const struct rtshim_trace *tr,
+			  bool on_own_stack, pid_t *granted, bool plain)
+{
+	int direct = privileged(r, tr, plain);
+	if (direct == 0)
 		return 0;
-	}
 	struct slow_request s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
 	return on_own_stack ? slow_path(&s) : rtshim_own_stack_run(slow_path, &s);
 }
@@ -480,7 +521,7 @@ static int traced(void *arg)
 		rtshim_trace_end(&tr, err);
 		return err;
 	}
-	return request(t->r, &tr, true, t->granted);
+	return request(t->r, &tr, true, t->granted, false);
 }
 
 int rtshim_request(const struct rtshim_req *r)
@@ -489,13 +530,14 @@ int rtshim_request(const struct rtshim_req *r)
 	pid_t granted = 0;
 	int err;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
-	if (!r->creating && rtshim_trace_wanted()) {
+	bool plain = rtshim_cfg_plain();
+	if (!r->creating && !plain && rtshim_trace_wanted()) {
 		struct rtshim_stack st;
 		rtshim_trace_take_stack(&st); /* here: the program's frames are on this stack */
 		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
 		err = rtshim_own_stack_run(traced, &t);
 	} else {
-		err = request(r, &untraced, false, &granted);
+		err = request(r, &untraced, false, &granted, plain);
 	}
 	/* SIGXCPU deliverable to the granted thread (runaway.c): it sets the thread's signal mask,
 	 * so back on the program's stack, whose mask the switch back restores */

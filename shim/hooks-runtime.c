@@ -182,6 +182,9 @@ void rtshim_leave(void)
 
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static struct rtshim_config cfg;
+/* Nothing configured that a request the kernel grants acts upon: rule 1 sends it as it is, no
+ * trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test, rtshim_cfg_plain). */
+static bool cfg_plain;
 
 /* True while the constructor runs: a configuration read then is read for a program that
  * started realtime (the runaway guard adopts its threads). */
@@ -224,12 +227,27 @@ static void cfg_load(void)
 	rtshim_log_set_level(cfg.log_level);
 	if (cfg.trace && cfg.log_level < RTSHIM_LOG_INFO)
 		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
+	cfg_plain = rtshim_direct_is_as_asked(&cfg) && !rtshim_trace_wanted_by(&cfg) &&
+		    !rtshim_log_enabled(RTSHIM_LOG_INFO);
 }
+
+/* &cfg once loaded: every request reads it, pthread_once costs the privileged path 20 more
+ * instructions each time */
+static const struct rtshim_config *cfg_loaded;
 
 const struct rtshim_config *rtshim_cfg(void)
 {
+	const struct rtshim_config *c = __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE);
+	if (c)
+		return c;
 	pthread_once(&cfg_once, cfg_load);
+	__atomic_store_n(&cfg_loaded, &cfg, __ATOMIC_RELEASE);
 	return &cfg;
+}
+
+bool rtshim_cfg_plain(void)
+{
+	return __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE) && cfg_plain;
 }
 
 /* ---- per-thread records -------------------------------------------------------------------- */
@@ -398,6 +416,14 @@ __attribute__((no_sanitize("address", "thread"))) bool rtshim_self_maybe_changed
 	 * record describes (a thread that has just started never does) */
 	long k = syscall(SYS_sched_getscheduler, 0);
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
+}
+
+bool rtshim_self_has_nothing_to_clear(int clear)
+{
+	if (__atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED) & clear)
+		return false;
+	/* unlinked: a record another thread made for this one may still be taken over */
+	return self_rec.linked || !rtshim_registry_has_side_records();
 }
 
 struct rtshim_thread *rtshim_self_cheap(void)

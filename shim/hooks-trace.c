@@ -110,8 +110,7 @@ void rtshim_trace_init(void)
 
 bool rtshim_trace_wanted(void)
 {
-	const struct rtshim_config *c = rtshim_cfg();
-	return c->trace || c->only[0];
+	return rtshim_trace_wanted_by(rtshim_cfg());
 }
 
 static const char *base_name(const char *path)

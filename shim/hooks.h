@@ -95,6 +95,14 @@ bool rtshim_self_maybe_changed_uninstrumented(void);
  * necessarily linked: for rtshim_thread_update. */
 struct rtshim_thread *rtshim_self_cheap(void);
 
+/* No RTSHIM_TF_* flag of `clear` on this thread, in its record or in one it would take over:
+ * clearing them would change nothing (the privileged path then skips its record). */
+bool rtshim_self_has_nothing_to_clear(int clear);
+
+/* The configuration is loaded and asks nothing of a request the kernel grants: rule 1 as asked
+ * (rtshim_direct_is_as_asked), no RTSHIM_TRACE or RTSHIM_ONLY, the log level below "info". */
+bool rtshim_cfg_plain(void);
+
 /* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
  * (never in a vfork child, whose memory is its parent's).  This thread's record is linked
  * when a flag is set on it. */

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "config.h"
+
 /* only.c (pure): does `name` (a library's file name, e.g. "libjack.so.0") match one of the
  * comma-separated fnmatch(3) patterns in `patterns`? */
 bool rtshim_only_match(const char *patterns, const char *name);
@@ -29,6 +31,11 @@ void rtshim_trace_init(void);
 
 /* Is a stack wanted at all (RTSHIM_TRACE or RTSHIM_ONLY set)?  Cheap. */
 bool rtshim_trace_wanted(void);
+/* ... by this configuration, already at hand (the privileged path) */
+static inline bool rtshim_trace_wanted_by(const struct rtshim_config *c)
+{
+	return c->trace || c->only[0];
+}
 
 /* The caller's stack as return addresses (RTSHIM_TRACE or RTSHIM_ONLY set). */
 struct rtshim_stack {

@@ -124,6 +124,9 @@ static void test_privileged_shortcut_decides_as_the_core(void **state)
 				assert_int_equal(rtshim_direct_shim_flag(has, policies[i],
 									 rtshim_direct_policy(&cfg, has, policies[i])),
 						 core.shim_flag);
+				struct rtshim_direct both = rtshim_direct(&cfg, has, policies[i]);
+				assert_int_equal(both.policy, rtshim_direct_policy(&cfg, has, policies[i]));
+				assert_int_equal(both.shim_flag, core.shim_flag);
 			}
 		}
 	}
