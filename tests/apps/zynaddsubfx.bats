@@ -21,11 +21,17 @@ teardown() { apps_teardown; }
 
 NO_RT='Cannot use real-time scheduling'
 
-# synth [--rtrun]: jackd (-R -P 70 -d dummy, under rtrun) and zynaddsubfx as its client; sets CLIENT.
+# synth [--rtrun]: jackd (-R -P 70 -d dummy -p 128, under rtrun) and zynaddsubfx as its client;
+# sets CLIENT.  A period of 128 frames (2.7 ms): the process thread wakes far more often than
+# zynaddsubfx's main loop (every 20 ms, as often as the dummy driver's default 1024 frames), so
+# jack_process_thread, the busiest thread, is the process thread.
 synth() {
-	start_jackd --rtrun "$APP_TMP/jackd.log" -R -P 70 -d dummy
+	start_jackd --rtrun "$APP_TMP/jackd.log" -R -P 70 -d dummy -p 128
 	start_jack_client "$@" "$APP_TMP/zyn.log" zynaddsubfx "HOME=$APP_TMP/home" zynaddsubfx -U -O jack -I jack
-	wait_until 30 grep -q 'Main Loop' "$APP_TMP/zyn.log"
+	# 'MIDI Started' comes after JACK's activation (the process thread's request made, and libjack's
+	# error printed if refused); not 'Main Loop...', which stays in stdout's buffer when stdout is a
+	# file (seen: a minute, until the buffer filled)
+	wait_until 30 grep -q 'MIDI Started' "$APP_TMP/zyn.log"
 }
 
 @test "zynaddsubfx -U without rtrun: 'Jack reports error: Cannot use real-time scheduling (RR/65)', process thread SCHED_OTHER" {
