@@ -62,6 +62,22 @@ spawn() {
 	STARTED+=("$SPAWNED")
 }
 
+# What a launcher (chrt, nice, schedtool -e) execs in the apps suites: a shell that starts a child
+# and waits for it.
+# shellcheck disable=SC2034 # the suites read LAUNCHED
+LAUNCHED=(sh -c 'sleep 600 & wait')
+
+# spawn_launcher [--rtrun] LOG LAUNCHER-ARGS... "${LAUNCHED[@]}": the launcher as spawn runs it;
+# sets SH (the shell the launcher became) and CHILD (the sleep that shell started).
+spawn_launcher() {
+	spawn "$@"
+	# shellcheck disable=SC2034 # the result: the suites read SH and CHILD
+	SH=$(find_prog "$SPAWNED" sh)
+	wait_until 10 pgrep -P "$SH" -x sleep
+	# shellcheck disable=SC2034
+	CHILD=$(pgrep -P "$SH" -x sleep)
+}
+
 # descendants PID...: these PIDs and all their live descendants.
 descendants() {
 	local -a todo=("$@")

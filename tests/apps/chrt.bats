@@ -13,18 +13,12 @@ teardown_file() { tb_stop; }
 setup() { apps_setup; }
 teardown() { apps_teardown; }
 
-# The command chrt runs: a shell that starts a child and waits for it.
-CMD=(sh -c 'sleep 600 & wait')
-
-# run_chrt [--rtrun] CHRT-ARGS...: chrt CHRT-ARGS "${CMD[@]}" in the background; sets SH (the
+# run_chrt [--rtrun] CHRT-ARGS...: chrt CHRT-ARGS CMD (LAUNCHED, apps.bash) in the background; sets SH (the
 # shell chrt became) and CHILD (the sleep it started).
 run_chrt() {
 	local -a pre=()
 	if [[ $1 == --rtrun ]]; then pre=(--rtrun); shift; fi
-	spawn "${pre[@]}" "$APP_TMP/chrt.log" chrt "$@" "${CMD[@]}"
-	SH=$(find_prog "$SPAWNED" sh)
-	wait_until 10 pgrep -P "$SH" -x sleep
-	CHILD=$(pgrep -P "$SH" -x sleep)
+	spawn_launcher "${pre[@]}" "$APP_TMP/chrt.log" chrt "$@" "${LAUNCHED[@]}"
 }
 
 @test "chrt -f 10 CMD without rtrun: exits 1 with 'failed to set pid 0's policy: Operation not permitted'" {

@@ -13,17 +13,12 @@ teardown_file() { tb_stop; }
 setup() { apps_setup; }
 teardown() { apps_teardown; }
 
-CMD=(sh -c 'sleep 600 & wait')
-
 # run_nice [--rtrun] NICE-ARGS...: nice NICE-ARGS CMD in the background; sets SH (the shell nice
 # became) and CHILD (the sleep it started).
 run_nice() {
 	local -a pre=()
 	if [[ $1 == --rtrun ]]; then pre=(--rtrun); shift; fi
-	spawn "${pre[@]}" "$APP_TMP/nice.log" nice "$@" "${CMD[@]}"
-	SH=$(find_prog "$SPAWNED" sh)
-	wait_until 10 pgrep -P "$SH" -x sleep
-	CHILD=$(pgrep -P "$SH" -x sleep)
+	spawn_launcher "${pre[@]}" "$APP_TMP/nice.log" nice "$@" "${LAUNCHED[@]}"
 }
 
 @test "nice -n -5 CMD without rtrun: 'nice: cannot set niceness: Permission denied', CMD runs at nice 0" {

@@ -13,17 +13,12 @@ teardown_file() { tb_stop; }
 setup() { apps_setup; }
 teardown() { apps_teardown; }
 
-CMD=(sh -c 'sleep 600 & wait')
-
-# run_schedtool [--rtrun] ARGS...: schedtool ARGS -e CMD in the background; sets SH (the shell
+# run_schedtool [--rtrun] ARGS...: schedtool ARGS -e CMD (LAUNCHED, apps.bash) in the background; sets SH (the shell
 # schedtool became) and CHILD (the sleep it started).
 run_schedtool() {
 	local -a pre=()
 	if [[ $1 == --rtrun ]]; then pre=(--rtrun); shift; fi
-	spawn "${pre[@]}" "$APP_TMP/schedtool.log" schedtool "$@" -e "${CMD[@]}"
-	SH=$(find_prog "$SPAWNED" sh)
-	wait_until 10 pgrep -P "$SH" -x sleep
-	CHILD=$(pgrep -P "$SH" -x sleep)
+	spawn_launcher "${pre[@]}" "$APP_TMP/schedtool.log" schedtool "$@" -e "${LAUNCHED[@]}"
 }
 
 @test "schedtool -R -p 10 -e CMD without rtrun: 'ERROR: could not set PID … to R: SCHED_RR - Operation not permitted', CMD does not run" {
