@@ -37,21 +37,29 @@ static long parse_field(const char *text, const char *key)
 	return v;
 }
 
+ssize_t rtshim_proc_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, size - 1);
+	int e = errno;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -e : -EIO;
+	buf[n] = '\0';
+	return n;
+}
+
 int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
 {
 	char path[64], buf[1024];
 	if (tid <= 0)
 		return -ESRCH;
 	rtshim_format(path, sizeof path, "/proc/%d/status", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	int e = errno;
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -e : -EIO;
-	buf[n] = '\0';
+	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
 	long v = parse_field(buf, "\nTgid:");
 	if (v <= 0)
 		return -EIO;

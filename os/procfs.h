@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The start of the file at `path` (a /proc file: one read), NUL-terminated in `buf`: its length,
+ * or -errno (-EIO when empty). */
+ssize_t rtshim_proc_read(const char *path, char *buf, size_t size);
 /* Is `tid` a thread of the calling process?  1, 0. */
 int rtshim_proc_is_own_thread(pid_t tid);
 

@@ -13,7 +13,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -188,14 +187,8 @@ static bool helper_waits_for_me(void)
 	if (h <= 0)
 		return false;
 	rtshim_format(path, sizeof path, "/proc/self/task/%d/syscall", (int)h);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (rtshim_proc_read(path, buf, sizeof buf) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	char *end;
 	long nr = strtol(buf, &end, 10);
 	if (end == buf || nr != SYS_futex)
@@ -219,14 +212,8 @@ static bool helper_waits_for_me(void)
 static bool single_threaded(void)
 {
 	char buf[512];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (rtshim_proc_read("/proc/self/stat", buf, sizeof buf) < 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
 	const char *p = strrchr(buf, ')');
 	for (int field = 2; p && *p; p++)
 		if (*p == ' ' && ++field == 20)
