@@ -10,7 +10,6 @@
  * loader ignores the preload there) nor statically linked.  rtrun -p (and a program that re-execs
  * itself with its environment) keeps crossing exec realtime.  Before the guard is armed: one
  * load, then the real function. */
-#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,6 @@
  *    realtime call still fails as it would without rtshim).
  * On Linux, setpriority(PRIO_PROCESS, who) and nice() act on one thread (who 0 = the caller;
  * who = a TID, the main thread's TID being the PID), which is exactly what rtkit changes. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <string.h>
@@ -23,46 +22,26 @@
 typedef int setpriority_fn(__priority_which_t, id_t, int);
 typedef int nice_fn(int);
 
-static void *next_symbol(const char *name)
+/* Without a next definition (never seen with glibc): the system call, or ENOSYS. */
+static int sys_setpriority(__priority_which_t which, id_t who, int prio)
 {
-	return dlsym(RTLD_NEXT, name);
+	return (int)syscall(SYS_setpriority, which, who, prio);
 }
 
-static setpriority_fn *real_setpriority(void)
+static int no_nice(int inc)
 {
-	static setpriority_fn *ptr;
-	setpriority_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (setpriority_fn *)next_symbol("setpriority");
-		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
-	}
-	return f;
+	(void)inc;
+	errno = ENOSYS;
+	return -1;
 }
 
-static nice_fn *real_nice(void)
-{
-	static nice_fn *ptr;
-	nice_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (nice_fn *)next_symbol("nice");
-		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
+RTSHIM_DEFINE_NEXT_OR(setpriority_fn, setpriority, sys_setpriority)
+RTSHIM_DEFINE_NEXT_OR(nice_fn, nice, no_nice)
 
 void rtshim_resolve_nice(void)
 {
-	real_setpriority();
-	real_nice();
-}
-
-/* Without a next definition (never seen with glibc): the system call. */
-static int sys_setpriority(int which, id_t who, int prio)
-{
-	setpriority_fn *f = real_setpriority();
-	if (f)
-		return f(which, who, prio);
-	return (int)syscall(SYS_setpriority, which, who, prio);
+	next_setpriority();
+	next_nice();
 }
 
 /* The thread now carries SCHED_RESET_ON_FORK because of rtkit: readers hide it. */
@@ -161,7 +140,7 @@ static int ask_rtkit_nice(void *arg)
 /* setpriority's request: 0 or the errno the program sees. */
 static int nice_request(int which, id_t who, int prio)
 {
-	int err = sys_setpriority(which, who, prio) == -1 ? errno : 0;
+	int err = next_setpriority()(which, who, prio) == -1 ? errno : 0;
 	if (err != EACCES || which != PRIO_PROCESS)
 		return err;
 
@@ -186,12 +165,12 @@ static const char *which_name(int which)
 RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
 	if (prio >= 0 || !rtshim_enter())
-		return sys_setpriority(which, who, prio);
+		return next_setpriority()(which, who, prio);
 	int saved = errno, err;
 	struct rtshim_trace tr = { .on = false, .pass = false };
 	if (rtshim_trace_wanted() &&
 	    rtshim_trace_begin(&tr, "setpriority(%s, %u, %d)", which_name(which), (unsigned)who, prio))
-		err = sys_setpriority(which, who, prio) == -1 ? errno : 0;
+		err = next_setpriority()(which, who, prio) == -1 ? errno : 0;
 	else
 		err = nice_request(which, who, prio);
 	rtshim_trace_end(&tr, err);
@@ -202,9 +181,9 @@ RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 
 RTSHIM_EXPORT int nice(int inc)
 {
-	nice_fn *real = real_nice();
-	if (inc >= 0 || !real || !rtshim_enter())
-		return real ? real(inc) : (errno = ENOSYS, -1);
+	nice_fn *real = next_nice();
+	if (inc >= 0 || !rtshim_enter())
+		return real(inc);
 	int saved = errno, err = 0, r;
 	struct rtshim_trace tr = { .on = false, .pass = false };
 	bool pass = rtshim_trace_wanted() && rtshim_trace_begin(&tr, "nice(%d)", inc);

@@ -9,7 +9,6 @@
  * the hard one; so does syscall(SYS_prlimit64, ...) on x86 (hooks-syscall-entry.S).  Every
  * other resource and process, RLIMIT_RTTIME before a grant armed the
  * guard, and the shim's own calls (inside a request) go straight to the next definition. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/resource.h>

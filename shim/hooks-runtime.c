@@ -1,6 +1,5 @@
 /* hooks-runtime.c — what every interposer shares: the real functions, the re-entrancy guard,
  * configuration and the per-thread records.  The request path itself is hooks-request.c. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,106 +18,13 @@
 #include "runaway.h"
 #include "trace.h"
 
-/* ---- real functions ------------------------------------------------------------------------ */
-
-static void *resolve(const char *name, const char *version)
-{
-	void *next = dlsym(RTLD_NEXT, name), *f = NULL;
-	if (version)
-		f = dlvsym(RTLD_NEXT, name, version);
-	if (!f)
-		return next;
-	/* dlvsym skips an unversioned definition: an interposer loaded after the shim (another
-	 * preload library, a sanitizer runtime) would be bypassed.  Take the next definition when it
-	 * lives in another object than the versioned one. */
-	Dl_info a, b;
-	if (next && next != f && dladdr(next, &a) && dladdr(f, &b) && a.dli_fbase != b.dli_fbase)
-		return next;
-	return f;
-}
-
-/* Fallbacks if the dynamic loader cannot find the next definition: the raw system calls for
- * the sched_* family (not through the shim's own syscall(), which would come back here), ENOSYS
- * for the pthread family (never seen with glibc). */
-static int fb_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
-{
-	return (int)rtshim_raw_syscall(SYS_sched_setscheduler, pid, policy, p);
-}
-static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
-{
-	return (int)rtshim_raw_syscall(SYS_sched_setparam, pid, p);
-}
-static int fb_sched_getscheduler(pid_t pid)
-{
-	return (int)syscall(SYS_sched_getscheduler, pid);
-}
-static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
-{
-	(void)t, (void)policy, (void)p;
-	return ENOSYS;
-}
-static int fb_pthread_setschedprio(pthread_t t, int prio)
-{
-	(void)t, (void)prio;
-	return ENOSYS;
-}
-static int fb_pthread_getschedparam(pthread_t t, int *policy, struct sched_param *p)
-{
-	(void)t, (void)policy, (void)p;
-	return ENOSYS;
-}
-static int fb_pthread_getattr_np(pthread_t t, pthread_attr_t *a)
-{
-	(void)t, (void)a;
-	return ENOSYS;
-}
-static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(void *), void *arg)
-{
-	(void)t, (void)a, (void)s, (void)arg;
-	return EAGAIN;
-}
-
-/* Not instrumented by a sanitizer: a sanitizer runtime may call an interposer (TSan calls
- * pthread_getattr_np) from a new thread before its own state for that thread exists. */
-#define DEFINE_REAL(name, version)                                                   \
-	__attribute__((no_sanitize("address", "thread"))) name##_fn *rtshim_real_##name(void) \
-	{                                                                            \
-		static name##_fn *ptr;                                               \
-		name##_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);              \
-		if (!f) {                                                            \
-			f = (name##_fn *)resolve(#name, version);                    \
-			if (!f)                                                      \
-				f = fb_##name;                                       \
-			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);                 \
-		}                                                                    \
-		return f;                                                            \
-	}
-
-DEFINE_REAL(sched_setscheduler, NULL)
-DEFINE_REAL(sched_setparam, NULL)
-DEFINE_REAL(sched_getscheduler, NULL)
-DEFINE_REAL(pthread_setschedparam, NULL)
-DEFINE_REAL(pthread_setschedprio, NULL)
-DEFINE_REAL(pthread_getschedparam, NULL)
-DEFINE_REAL(pthread_getattr_np, NULL)
-/* pthread_create has several versions (GLIBC_2.2.5 / GLIBC_2.34 on x86_64, GLIBC_2.0 /
- * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
-DEFINE_REAL(pthread_create, "GLIBC_2.34")
-
 /* Every real function, resolved now: a request must never need the dynamic loader's lock
  * (dlsym takes it), which a library constructor run by dlopen holds while it waits for the
  * requesting thread.  From the shim's constructor; lazy resolution stays the fallback for hooks
  * called before it. */
 static void resolve_all(void)
 {
-	rtshim_real_sched_setscheduler();
-	rtshim_real_sched_setparam();
-	rtshim_real_sched_getscheduler();
-	rtshim_real_pthread_setschedparam();
-	rtshim_real_pthread_setschedprio();
-	rtshim_real_pthread_getschedparam();
-	rtshim_real_pthread_getattr_np();
-	rtshim_real_pthread_create();
+	rtshim_resolve_real();
 	rtshim_resolve_nice();
 	rtshim_resolve_syscall();
 	rtshim_runaway_real_sigmask(); /* the guard's interposers (hooks-signal.c, -rlimit.c, -exec.c) */

@@ -10,7 +10,6 @@
  * other signal, and SIGXCPU before a grant, goes straight to the real function.
  *
  * And a program that starts realtime (rtrun -p) arms the guard from the constructor. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>

@@ -4,7 +4,6 @@
  * mind, or for sched_setattr, which glibc 2.36 does not wrap.  The exported entry is assembly
  * (hooks-syscall-entry.S): only sched_setscheduler, sched_setparam and sched_setattr come here,
  * with exactly the arguments those system calls take. */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -50,6 +49,6 @@ long rtshim_syscall_sched(long number, long pid, long a2, long a3)
 void rtshim_resolve_syscall(void)
 {
 	if (!__atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&rtshim_syscall_next, (syscall_fn *)dlsym(RTLD_NEXT, "syscall"),
+		__atomic_store_n(&rtshim_syscall_next, (syscall_fn *)rtshim_next_symbol("syscall", NULL),
 				 __ATOMIC_RELEASE);
 }

@@ -12,46 +12,11 @@
 
 #include "config.h"
 #include "decide.h"
+#include "real.h"
 #include "registry.h"
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
-/* Not instrumented by a sanitizer: for interposers a sanitizer runtime calls while it starts,
- * before its own state exists (TSan's start-up calls getrlimit). */
-#define RTSHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "thread")))
-
-/* static type *next_NAME(void): the next definition of NAME (dlsym RTLD_NEXT), resolved once;
- * NULL if there is none.  Needs <dlfcn.h>. */
-#define RTSHIM_DEFINE_NEXT(type, name)                                        \
-	RTSHIM_UNINSTRUMENTED static type *next_##name(void)                  \
-	{                                                                     \
-		static type *ptr;                                             \
-		type *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);            \
-		if (!f) {                                                     \
-			f = (type *)dlsym(RTLD_NEXT, #name);                  \
-			__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);          \
-		}                                                             \
-		return f;                                                     \
-	}
-
-/* The real functions, resolved lazily with dlsym(RTLD_NEXT) (dlvsym where versions differ). */
-typedef int sched_setscheduler_fn(pid_t, int, const struct sched_param *);
-typedef int sched_setparam_fn(pid_t, const struct sched_param *);
-typedef int sched_getscheduler_fn(pid_t);
-typedef int pthread_setschedparam_fn(pthread_t, int, const struct sched_param *);
-typedef int pthread_setschedprio_fn(pthread_t, int);
-typedef int pthread_getschedparam_fn(pthread_t, int *, struct sched_param *);
-typedef int pthread_getattr_np_fn(pthread_t, pthread_attr_t *);
-typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-sched_setscheduler_fn *rtshim_real_sched_setscheduler(void);
-sched_setparam_fn *rtshim_real_sched_setparam(void);
-sched_getscheduler_fn *rtshim_real_sched_getscheduler(void);
-pthread_setschedparam_fn *rtshim_real_pthread_setschedparam(void);
-pthread_setschedprio_fn *rtshim_real_pthread_setschedprio(void);
-pthread_getschedparam_fn *rtshim_real_pthread_getschedparam(void);
-pthread_getattr_np_fn *rtshim_real_pthread_getattr_np(void);
-pthread_create_fn *rtshim_real_pthread_create(void);
 /* hooks-nice.c: resolve its real functions (setpriority, nice) now. */
 void rtshim_resolve_nice(void);
 /* hooks-syscall.c: the exported syscall() (hooks-syscall-entry.S) hands sched_setscheduler,

@@ -32,7 +32,6 @@
 #include "runaway.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -49,6 +48,7 @@
 #include "log.h"
 #include "raw-syscall.h" /* demote: never through the shim's own syscall() */
 #include "raw-time.h"
+#include "real.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -104,19 +104,11 @@ static int no_sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return -1;
 }
 
+RTSHIM_DEFINE_NEXT_OR(sigaction_fn, sigaction, no_sigaction)
+
 sigaction_fn *rtshim_runaway_real_sigaction(void)
 {
-	static sigaction_fn *ptr;
-	sigaction_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (sigaction_fn *)dlsym(RTLD_NEXT, "sigaction");
-		if (!f)
-			f = (sigaction_fn *)dlsym(RTLD_NEXT, "__sigaction");
-		if (!f)
-			f = no_sigaction; /* never seen with glibc */
-		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
-	}
-	return f;
+	return next_sigaction();
 }
 
 static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
@@ -124,17 +116,11 @@ static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
 }
 
+RTSHIM_DEFINE_NEXT_OR(sigmask_fn, pthread_sigmask, no_sigmask)
+
 sigmask_fn *rtshim_runaway_real_sigmask(void)
 {
-	static sigmask_fn *ptr;
-	sigmask_fn *f = __atomic_load_n(&ptr, __ATOMIC_ACQUIRE);
-	if (!f) {
-		f = (sigmask_fn *)dlsym(RTLD_NEXT, "pthread_sigmask");
-		if (!f)
-			f = no_sigmask; /* never seen with glibc */
-		__atomic_store_n(&ptr, f, __ATOMIC_RELEASE);
-	}
-	return f;
+	return next_pthread_sigmask();
 }
 
 /* Every signal blocked in this thread (saved in *old): a handler can then not run here while
@@ -410,10 +396,6 @@ static void *guard_main(void *arg)
 	return NULL;
 }
 
-/* The real pthread_create (hooks.h), not the shim's: the guard thread is no thread of the
- * program's.  Weak: unit tests link runaway.c without the interposers. */
-typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-extern pthread_create_fn *rtshim_real_pthread_create(void) __attribute__((weak));
 
 /* With arm_lock held and every signal blocked (the new thread inherits that mask). */
 static void guard_start(void)
@@ -427,8 +409,8 @@ static void guard_start(void)
 		return;
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&a, 64 * 1024);
-	pthread_create_fn *create = rtshim_real_pthread_create ? rtshim_real_pthread_create() : pthread_create;
-	int e = create(&t, &a, guard_main, NULL);
+	/* the real pthread_create, not the shim's: the guard thread is no thread of the program's */
+	int e = rtshim_real_pthread_create()(&t, &a, guard_main, NULL);
 	pthread_attr_destroy(&a);
 	if (e) {
 		rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: no guard thread (%s): a runaway that blocks SIGXCPU is not caught",

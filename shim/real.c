@@ -1,0 +1,103 @@
+/* real.c — resolving the next definitions (real.h), and the real functions several files share. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "raw-syscall.h"
+#include "real.h"
+
+RTSHIM_UNINSTRUMENTED void *rtshim_next_symbol(const char *name, const char *version)
+{
+	void *next = dlsym(RTLD_NEXT, name), *f = NULL;
+	if (version)
+		f = dlvsym(RTLD_NEXT, name, version);
+	if (!f)
+		return next;
+	/* dlvsym skips an unversioned definition: an interposer loaded after the shim (another
+	 * preload library, a sanitizer runtime) would be bypassed.  Take the next definition when it
+	 * lives in another object than the versioned one. */
+	Dl_info a, b;
+	if (next && next != f && dladdr(next, &a) && dladdr(f, &b) && a.dli_fbase != b.dli_fbase)
+		return next;
+	return f;
+}
+
+/* Not instrumented: a sanitizer runtime may call an interposer (TSan calls pthread_getattr_np)
+ * from a new thread before its own state for that thread exists. */
+RTSHIM_UNINSTRUMENTED void *rtshim_next_resolve(struct rtshim_next *n)
+{
+	void *f = rtshim_next_symbol(n->name, n->version);
+	if (!f)
+		f = n->fallback;
+	if (f)
+		__atomic_store_n(&n->fn, f, __ATOMIC_RELEASE);
+	return f;
+}
+
+/* Fallbacks if the dynamic loader cannot find the next definition: the raw system calls for
+ * the sched_* family (not through the shim's own syscall(), which would come back here), ENOSYS
+ * for the pthread family (never seen with glibc). */
+static int fb_sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
+{
+	return (int)rtshim_raw_syscall(SYS_sched_setscheduler, pid, policy, p);
+}
+static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
+{
+	return (int)rtshim_raw_syscall(SYS_sched_setparam, pid, p);
+}
+static int fb_sched_getscheduler(pid_t pid)
+{
+	return (int)syscall(SYS_sched_getscheduler, pid);
+}
+static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
+{
+	(void)t, (void)policy, (void)p;
+	return ENOSYS;
+}
+static int fb_pthread_setschedprio(pthread_t t, int prio)
+{
+	(void)t, (void)prio;
+	return ENOSYS;
+}
+static int fb_pthread_getschedparam(pthread_t t, int *policy, struct sched_param *p)
+{
+	(void)t, (void)policy, (void)p;
+	return ENOSYS;
+}
+static int fb_pthread_getattr_np(pthread_t t, pthread_attr_t *a)
+{
+	(void)t, (void)a;
+	return ENOSYS;
+}
+static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(void *), void *arg)
+{
+	(void)t, (void)a, (void)s, (void)arg;
+	return EAGAIN;
+}
+
+#define DEFINE_REAL(name, version) \
+	struct rtshim_next rtshim_real_##name##_slot = RTSHIM_NEXT_SLOT(name, version, fb_##name);
+
+DEFINE_REAL(sched_setscheduler, NULL)
+DEFINE_REAL(sched_setparam, NULL)
+DEFINE_REAL(sched_getscheduler, NULL)
+DEFINE_REAL(pthread_setschedparam, NULL)
+DEFINE_REAL(pthread_setschedprio, NULL)
+DEFINE_REAL(pthread_getschedparam, NULL)
+DEFINE_REAL(pthread_getattr_np, NULL)
+/* pthread_create has several versions (GLIBC_2.2.5 / GLIBC_2.34 on x86_64, GLIBC_2.0 /
+ * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
+DEFINE_REAL(pthread_create, "GLIBC_2.34")
+
+void rtshim_resolve_real(void)
+{
+	rtshim_real_sched_setscheduler();
+	rtshim_real_sched_setparam();
+	rtshim_real_sched_getscheduler();
+	rtshim_real_pthread_setschedparam();
+	rtshim_real_pthread_setschedprio();
+	rtshim_real_pthread_getschedparam();
+	rtshim_real_pthread_getattr_np();
+	rtshim_real_pthread_create();
+}
