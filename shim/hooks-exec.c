@@ -28,9 +28,23 @@ typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execvpe_fn(const char *, char *const[], char *const[]);
 typedef int fexecve_fn(int, char *const[], char *const[]);
 
-RTSHIM_DEFINE_NEXT(execve_fn, execve)
-RTSHIM_DEFINE_NEXT(execvpe_fn, execvpe)
-RTSHIM_DEFINE_NEXT(fexecve_fn, fexecve)
+/* Without a next definition (never seen with glibc): ENOSYS. */
+static int no_execve(const char *path, char *const argv[], char *const envp[])
+{
+	(void)path, (void)argv, (void)envp;
+	errno = ENOSYS;
+	return -1;
+}
+static int no_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	(void)fd, (void)argv, (void)envp;
+	errno = ENOSYS;
+	return -1;
+}
+
+RTSHIM_DEFINE_NEXT_OR(execve_fn, execve, no_execve)
+RTSHIM_DEFINE_NEXT_OR(execvpe_fn, execvpe, no_execve)
+RTSHIM_DEFINE_NEXT_OR(fexecve_fn, fexecve, no_fexecve)
 
 extern char **environ;
 
@@ -136,8 +150,8 @@ static const char *search_path(const char *file, char *buf, size_t size)
 RTSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	struct rtshim_exec_undo undo;
-	if (!rtshim_runaway_armed() || !next_execve())
-		return next_execve() ? next_execve()(path, argv, envp) : (errno = ENOSYS, -1);
+	if (!rtshim_runaway_armed())
+		return next_execve()(path, argv, envp);
 	int follows = guard_follows_path(path, envp);
 	if (follows < 0)
 		return next_execve()(path, argv, envp);
@@ -152,8 +166,8 @@ RTSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp
 	struct rtshim_exec_undo undo;
 	char buf[PATH_MAX];
 	const char *path;
-	if (!rtshim_runaway_armed() || !next_execvpe() || !(path = search_path(file, buf, sizeof buf)))
-		return next_execvpe() ? next_execvpe()(file, argv, envp) : (errno = ENOSYS, -1);
+	if (!rtshim_runaway_armed() || !(path = search_path(file, buf, sizeof buf)))
+		return next_execvpe()(file, argv, envp);
 	int follows = guard_follows_path(path, envp);
 	if (follows < 0)
 		return next_execvpe()(file, argv, envp);
@@ -166,8 +180,8 @@ RTSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp
 RTSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	struct rtshim_exec_undo undo;
-	if (!rtshim_runaway_armed() || !next_fexecve())
-		return next_fexecve() ? next_fexecve()(fd, argv, envp) : (errno = ENOSYS, -1);
+	if (!rtshim_runaway_armed())
+		return next_fexecve()(fd, argv, envp);
 	rtshim_runaway_before_exec(preloads_shim(envp) && loads_preload(fd), &undo);
 	int r = next_fexecve()(fd, argv, envp);
 	exec_failed(&undo);

@@ -164,9 +164,10 @@ static const char *which_name(int which)
 
 RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 {
-	if (prio >= 0 || !rtshim_enter())
+	struct rtshim_hook h;
+	if (prio >= 0 || !rtshim_hook_enter(&h))
 		return next_setpriority()(which, who, prio);
-	int saved = errno, err;
+	int err;
 	struct rtshim_trace tr = { .on = false, .pass = false };
 	if (rtshim_trace_wanted() &&
 	    rtshim_trace_begin(&tr, "setpriority(%s, %u, %d)", which_name(which), (unsigned)who, prio))
@@ -174,17 +175,16 @@ RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 	else
 		err = nice_request(which, who, prio);
 	rtshim_trace_end(&tr, err);
-	rtshim_leave();
-	errno = err ? err : saved;
-	return err ? -1 : 0;
+	return rtshim_hook_return(&h, err);
 }
 
 RTSHIM_EXPORT int nice(int inc)
 {
 	nice_fn *real = next_nice();
-	if (inc >= 0 || !rtshim_enter())
+	struct rtshim_hook h;
+	if (inc >= 0 || !rtshim_hook_enter(&h))
 		return real(inc);
-	int saved = errno, err = 0, r;
+	int err = 0, r;
 	struct rtshim_trace tr = { .on = false, .pass = false };
 	bool pass = rtshim_trace_wanted() && rtshim_trace_begin(&tr, "nice(%d)", inc);
 	errno = 0;
@@ -206,7 +206,6 @@ RTSHIM_EXPORT int nice(int inc)
 		}
 	}
 	rtshim_trace_end(&tr, err);
-	rtshim_leave();
-	errno = err ? err : saved;
+	rtshim_hook_leave(&h, err);
 	return err ? -1 : r;
 }

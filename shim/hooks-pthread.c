@@ -15,28 +15,26 @@
 
 RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
 {
-	if (!rtshim_enter())
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h))
 		return rtshim_real_pthread_setschedparam()(thread, policy, param);
-	int saved = errno;
 	struct rtshim_req r = {
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = thread, .policy = policy, .param = param,
 	};
 	int err = rtshim_request(&r);
-	rtshim_leave();
-	errno = saved;
+	rtshim_hook_leave(&h, 0);
 	return err;
 }
 
 RTSHIM_EXPORT int pthread_setschedprio(pthread_t thread, int prio)
 {
-	if (!rtshim_enter())
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h))
 		return rtshim_real_pthread_setschedprio()(thread, prio);
-	int saved = errno;
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = { .kind = RTSHIM_REQ_PTHREAD_SETSCHEDPRIO, .thread = thread, .param = &p };
 	int err = rtshim_request(&r);
-	rtshim_leave();
-	errno = saved;
+	rtshim_hook_leave(&h, 0);
 	return err;
 }
 
@@ -66,13 +64,12 @@ static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param
 
 RTSHIM_EXPORT int pthread_getschedparam(pthread_t thread, int *policy, struct sched_param *param)
 {
+	struct rtshim_hook h;
 	int err = rtshim_real_pthread_getschedparam()(thread, policy, param);
-	if (err || !rtshim_enter())
+	if (err || !rtshim_hook_enter(&h))
 		return err;
-	int saved = errno;
 	kernel_view(thread, policy, param);
-	rtshim_leave();
-	errno = saved;
+	rtshim_hook_leave(&h, 0);
 	return 0;
 }
 
@@ -92,15 +89,15 @@ RTSHIM_EXPORT __attribute__((no_sanitize("address", "thread"))) int pthread_geta
 	if (pthread_equal(thread, pthread_self()) && !(cached & SCHED_RESET_ON_FORK) &&
 	    !rtshim_self_maybe_changed_uninstrumented())
 		return 0;
-	if (!rtshim_enter())
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h))
 		return 0;
-	int saved = errno, policy;
+	int policy;
 	struct sched_param p;
 	if (kernel_view(thread, &policy, &p) && !(policy & SCHED_RESET_ON_FORK) &&
 	    pthread_attr_setschedpolicy(attr, policy) == 0)
 		pthread_attr_setschedparam(attr, &p);
-	rtshim_leave();
-	errno = saved;
+	rtshim_hook_leave(&h, 0);
 	return 0;
 }
 
@@ -134,10 +131,11 @@ static void promote_inherited(int policy, int prio)
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
 		.param = &p, .creating = true, .inherited = true,
 	};
-	if (!rtshim_enter())
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h))
 		return;
 	int err = rtshim_request(&r);
-	rtshim_leave();
+	rtshim_hook_leave(&h, 0);
 	if (err)
 		rtshim_log_once(RTSHIM_LOG_WARN, err,
 				"RTSHIM_INHERIT: a thread created by a realtime thread could not get realtime (%s); it runs SCHED_OTHER",
@@ -184,10 +182,11 @@ static int promote_new_thread(int policy, int prio, bool inherited, int *result)
 		.kind = RTSHIM_REQ_PTHREAD_SETSCHEDPARAM, .thread = pthread_self(), .policy = policy,
 		.param = &p, .creating = true, .inherited = inherited,
 	};
+	struct rtshim_hook h;
 	int err = 0;
-	if (rtshim_enter()) {
+	if (rtshim_hook_enter(&h)) {
 		err = rtshim_request(&r);
-		rtshim_leave();
+		rtshim_hook_leave(&h, 0);
 	}
 	*result = err;
 	if (!err)
@@ -294,14 +293,14 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				 void *(*start)(void *), void *arg)
 {
 	pthread_create_fn *real = rtshim_real_pthread_create();
+	struct rtshim_hook h;
 	int r;
 	bool held = rtshim_runaway_hold_for_create(); /* the new thread inherits the program's mask */
-	if (!rtshim_enter()) {
+	if (!rtshim_hook_enter(&h)) {
 		r = real(thread, attr, start, arg);
 		rtshim_runaway_release_after_create(held);
 		return r;
 	}
-	int saved = errno;
 	int inherit = PTHREAD_INHERIT_SCHED, policy;
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
@@ -324,8 +323,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		if (r == EPERM && inherit == PTHREAD_EXPLICIT_SCHED)
 			r = create_as_creator(real, thread, attr, start, arg);
 	}
-	rtshim_leave();
+	rtshim_hook_leave(&h, 0);
 	rtshim_runaway_release_after_create(held);
-	errno = saved;
 	return r;
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "hooks.h"
@@ -25,12 +26,61 @@ typedef int setrlimit64_fn(__rlimit_resource_t, const struct rlimit64 *);
 typedef int prlimit_fn(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *);
 typedef int prlimit64_fn(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *);
 
-RTSHIM_DEFINE_NEXT(getrlimit_fn, getrlimit)
-RTSHIM_DEFINE_NEXT(setrlimit_fn, setrlimit)
-RTSHIM_DEFINE_NEXT(getrlimit64_fn, getrlimit64)
-RTSHIM_DEFINE_NEXT(setrlimit64_fn, setrlimit64)
-RTSHIM_DEFINE_NEXT(prlimit_fn, prlimit)
-RTSHIM_DEFINE_NEXT(prlimit64_fn, prlimit64)
+/* struct rlimit's rlim_t may be narrower than 64 bits (i386): glibc's own conversion */
+static uint64_t from_rlim(rlim_t v)
+{
+	return v == RLIM_INFINITY ? RLIM64_INFINITY : (uint64_t)v;
+}
+
+static rlim_t to_rlim(uint64_t v)
+{
+	return v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v;
+}
+
+/* Without a next definition (never seen with glibc): prlimit64, the system call all of them make
+ * (the 32-bit struct rlimit converted). */
+static int sys_prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set,
+			 struct rlimit64 *old)
+{
+	return (int)rtshim_raw_syscall(SYS_prlimit64, pid, resource, set, old);
+}
+static int sys_prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
+{
+	struct rlimit64 s, o;
+	if (set) {
+		s.rlim_cur = from_rlim(set->rlim_cur);
+		s.rlim_max = from_rlim(set->rlim_max);
+	}
+	int r = sys_prlimit64(pid, resource, set ? &s : NULL, old ? &o : NULL);
+	if (r == 0 && old) {
+		old->rlim_cur = to_rlim(o.rlim_cur);
+		old->rlim_max = to_rlim(o.rlim_max);
+	}
+	return r;
+}
+static int sys_getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
+{
+	return sys_prlimit(0, resource, NULL, rl);
+}
+static int sys_setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	return sys_prlimit(0, resource, rl, NULL);
+}
+static int sys_getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
+{
+	return sys_prlimit64(0, resource, NULL, rl);
+}
+static int sys_setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	return sys_prlimit64(0, resource, rl, NULL);
+}
+
+RTSHIM_DEFINE_NEXT_OR(getrlimit_fn, getrlimit, sys_getrlimit)
+RTSHIM_DEFINE_NEXT_OR(setrlimit_fn, setrlimit, sys_setrlimit)
+RTSHIM_DEFINE_NEXT_OR(getrlimit64_fn, getrlimit64, sys_getrlimit64)
+RTSHIM_DEFINE_NEXT_OR(setrlimit64_fn, setrlimit64, sys_setrlimit64)
+RTSHIM_DEFINE_NEXT_OR(prlimit_fn, prlimit, sys_prlimit)
+RTSHIM_DEFINE_NEXT_OR(prlimit64_fn, prlimit64, sys_prlimit64)
 
 void rtshim_resolve_rlimit(void)
 {
@@ -49,26 +99,7 @@ RTSHIM_UNINSTRUMENTED static bool guarded(pid_t pid, __rlimit_resource_t resourc
 	return resource == RLIMIT_RTTIME && (pid == 0 || pid == getpid()) && rtshim_runaway_armed();
 }
 
-/* struct rlimit's rlim_t may be narrower than 64 bits (i386): glibc's own conversion */
-static uint64_t from_rlim(rlim_t v)
-{
-	return v == RLIM_INFINITY ? RLIM64_INFINITY : (uint64_t)v;
-}
-
-static rlim_t to_rlim(uint64_t v)
-{
-	return v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v;
-}
-
-static int answer(int r)
-{
-	if (r < 0) {
-		errno = -r;
-		return -1;
-	}
-	return 0;
-}
-
+/* 0 or -errno */
 static int rttime(const struct rlimit *set, struct rlimit *get)
 {
 	struct rlim64 s, g;
@@ -81,9 +112,10 @@ static int rttime(const struct rlimit *set, struct rlimit *get)
 		get->rlim_cur = to_rlim(g.cur);
 		get->rlim_max = to_rlim(g.max);
 	}
-	return answer(r);
+	return r;
 }
 
+/* 0 or -errno */
 static int rttime64(const struct rlimit64 *set, struct rlimit64 *get)
 {
 	struct rlim64 s, g;
@@ -96,73 +128,66 @@ static int rttime64(const struct rlimit64 *set, struct rlimit64 *get)
 		get->rlim_cur = g.cur;
 		get->rlim_max = g.max;
 	}
-	return answer(r);
+	return r;
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
 {
-	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit())
+	struct rtshim_hook h;
+	if (!guarded(0, resource) || !rtshim_hook_enter(&h))
 		return next_getrlimit()(resource, rl);
-	int r = rttime(NULL, rl);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime(NULL, rl));
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit())
+	struct rtshim_hook h;
+	if (!guarded(0, resource) || !rtshim_hook_enter(&h))
 		return next_setrlimit()(resource, rl);
-	int r = rttime(rl, NULL);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime(rl, NULL));
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
 {
-	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit())
+	struct rtshim_hook h;
+	if (!guarded(pid, resource) || !rtshim_hook_enter(&h))
 		return next_prlimit()(pid, resource, set, old);
-	int r = rttime(set, old);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime(set, old));
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
 {
-	if ((!guarded(0, resource) || !rtshim_enter()) && next_getrlimit64())
+	struct rtshim_hook h;
+	if (!guarded(0, resource) || !rtshim_hook_enter(&h))
 		return next_getrlimit64()(resource, rl);
-	int r = rttime64(NULL, rl);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime64(NULL, rl));
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
-	if ((!guarded(0, resource) || !rtshim_enter()) && next_setrlimit64())
+	struct rtshim_hook h;
+	if (!guarded(0, resource) || !rtshim_hook_enter(&h))
 		return next_setrlimit64()(resource, rl);
-	int r = rttime64(rl, NULL);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime64(rl, NULL));
 }
 
 RTSHIM_UNINSTRUMENTED RTSHIM_EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set, struct rlimit64 *old)
 {
-	if ((!guarded(pid, resource) || !rtshim_enter()) && next_prlimit64())
+	struct rtshim_hook h;
+	if (!guarded(pid, resource) || !rtshim_hook_enter(&h))
 		return next_prlimit64()(pid, resource, set, old);
-	int r = rttime64(set, old);
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rttime64(set, old));
 }
 
 /* syscall(SYS_prlimit64, ...): prlimit64's own layout is struct rlim64. */
 long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get)
 {
-	if (!guarded((pid_t)pid, (__rlimit_resource_t)resource) || !rtshim_enter()) {
+	struct rtshim_hook h;
+	if (!guarded((pid_t)pid, (__rlimit_resource_t)resource) || !rtshim_hook_enter(&h)) {
 		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
 		return next ? next(number, pid, resource, set, get)
 			    : rtshim_raw_syscall(number, pid, resource, set, get);
 	}
-	int r = answer(rtshim_runaway_rttime((const struct rlim64 *)(uintptr_t)set,
-					     (struct rlim64 *)(uintptr_t)get));
-	rtshim_leave();
-	return r;
+	return rtshim_hook_return(&h, -rtshim_runaway_rttime((const struct rlim64 *)(uintptr_t)set,
+							     (struct rlim64 *)(uintptr_t)get));
 }

@@ -270,7 +270,8 @@ void rtshim_runaway_adopt(void)
 	if (rtshim_cfg()->runaway != RTSHIM_RUNAWAY_DEMOTE)
 		return;
 	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
-	if (!rtshim_enter()) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h)) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
 		return;
 	if (rtshim_runaway_arm(gs) == 0) {
 		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
@@ -279,7 +280,7 @@ void rtshim_runaway_adopt(void)
 			setrlimit(RLIMIT_RTTIME, &rl);
 		}
 	}
-	rtshim_leave();
+	rtshim_hook_leave(&h, 0);
 	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
 		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 }

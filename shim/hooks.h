@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "decide.h"
+#include "enter.h"
 #include "real.h"
 #include "registry.h"
 
@@ -32,11 +33,6 @@ long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long
 void rtshim_resolve_syscall(void);
 /* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);
-
-/* Enter the shim's logic: false when the process is in secure-execution mode or this thread is
- * already inside the shim (then: call the real function and nothing else). */
-bool rtshim_enter(void);
-void rtshim_leave(void);
 
 /* Configuration, loaded from the environment on first use. */
 const struct rtshim_config *rtshim_cfg(void);

@@ -11,9 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Not instrumented by a sanitizer: for interposers a sanitizer runtime calls while it starts,
- * before its own state exists (TSan's start-up calls getrlimit and pthread_getattr_np). */
-#define RTSHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "thread")))
+#include "enter.h" /* RTSHIM_UNINSTRUMENTED */
+
 
 /* One function's slot: its name, its version (NULL: the default one), what to use when there is
  * no next definition (NULL: none; asked again next time), and the resolved pointer. */
