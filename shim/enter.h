@@ -22,6 +22,9 @@
 bool rtshim_enter(void);
 void rtshim_leave(void);
 
+/* Secure-execution mode (set-user-ID, file capabilities: AT_SECURE): the shim does nothing. */
+bool rtshim_secure_execution(void);
+
 /* An interposer's frame: where the program's errno lives, and its value on entry. */
 struct rtshim_hook {
 	int *errno_at;

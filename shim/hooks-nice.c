@@ -170,7 +170,7 @@ RTSHIM_EXPORT int setpriority(__priority_which_t which, id_t who, int prio)
 	int err;
 	struct rtshim_trace tr = { .on = false, .pass = false };
 	if (rtshim_trace_wanted() &&
-	    rtshim_trace_begin(&tr, "setpriority(%s, %u, %d)", which_name(which), (unsigned)who, prio))
+	    rtshim_trace_left_alone(&tr, "setpriority(%s, %u, %d)", which_name(which), (unsigned)who, prio))
 		err = next_setpriority()(which, who, prio) == -1 ? errno : 0;
 	else
 		err = nice_request(which, who, prio);
@@ -186,7 +186,7 @@ RTSHIM_EXPORT int nice(int inc)
 		return real(inc);
 	int err = 0, r;
 	struct rtshim_trace tr = { .on = false, .pass = false };
-	bool pass = rtshim_trace_wanted() && rtshim_trace_begin(&tr, "nice(%d)", inc);
+	bool pass = rtshim_trace_wanted() && rtshim_trace_left_alone(&tr, "nice(%d)", inc);
 	errno = 0;
 	r = real(inc);
 	if (r == -1 && errno != 0) {

@@ -310,7 +310,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		/* RTSHIM_TRACE/RTSHIM_ONLY look at this (the creating) thread's stack */
 		struct rtshim_trace tr = { .on = false, .pass = false };
 		if (rtshim_trace_wanted() &&
-		    rtshim_trace_begin(&tr, "pthread_create(EXPLICIT %s, %d)", rtshim_policy_name(policy),
+		    rtshim_trace_left_alone(&tr, "pthread_create(EXPLICIT %s, %d)", rtshim_policy_name(policy),
 				       sp.sched_priority))
 			r = real(thread, attr, start, arg);
 		else

@@ -367,11 +367,11 @@ static bool trace_begin(const struct rtshim_req *r, const struct rtshim_stack *s
 	else
 		rtshim_format(who, sizeof who, "%d", (int)r->pid);
 	if (has_policy(r))
-		return rtshim_trace_begin_with(tr, st, "%s(%s, %s%s, %s)", req_name(r->kind), who,
-					       rtshim_policy_name(r->policy),
-					       (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "",
-					       prio);
-	return rtshim_trace_begin_with(tr, st, "%s(%s, %s)", req_name(r->kind), who, prio);
+		return rtshim_trace_left_alone_with(tr, st, "%s(%s, %s%s, %s)", req_name(r->kind),
+						    who, rtshim_policy_name(r->policy),
+						    (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "",
+						    prio);
+	return rtshim_trace_left_alone_with(tr, st, "%s(%s, %s)", req_name(r->kind), who, prio);
 }
 
 /* The direct call said EPERM: the slow path from here on.  A cancellation point inside it

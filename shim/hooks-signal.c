@@ -8,8 +8,7 @@
  * signal (= bsd_signal = ssignal), sysv_signal (= __sysv_signal), sigset and sigignore; each
  * calls glibc's internal __sigaction, not the exported one, hence one interposer each.  Every
  * other signal, and SIGXCPU before a grant, goes straight to the real function.
- *
- * And a program that starts realtime (rtrun -p) arms the guard from the constructor. */
+ */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -244,13 +243,12 @@ RTSHIM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
-/* ---- a program that starts realtime ------------------------------------------------------------ */
-
-void rtshim_runaway_adopt(void)
+/* Resolve now, from the constructor: the guard arms from a thread that asks for realtime,
+ * possibly while a library constructor that waits for it holds the loader's lock (dlsym). */
+void rtshim_resolve_signal(void)
 {
-	/* resolve now, from the constructor: the guard arms from a thread that asks for realtime,
-	 * possibly while a library constructor that waits for it holds the loader's lock (dlsym) */
 	rtshim_runaway_real_sigaction();
+	rtshim_runaway_real_sigmask();
 	next_signal();
 	next_bsd_signal();
 	next_ssignal();
@@ -258,29 +256,4 @@ void rtshim_runaway_adopt(void)
 	next___sysv_signal();
 	next_sigset();
 	next_sigignore();
-
-	int pol = (int)syscall(SYS_sched_getscheduler, 0);
-	if (pol < 0)
-		return;
-	if (!rtshim_is_rt(pol))
-		return; /* every program that does not start realtime: nothing more */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_RTTIME, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
-		return; /* no hard limit: the kernel kills nothing */
-	if (rtshim_cfg()->runaway != RTSHIM_RUNAWAY_DEMOTE)
-		return;
-	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
-	struct rtshim_hook h;
-	if (!rtshim_hook_enter(&h)) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
-		return;
-	if (rtshim_runaway_arm(gs) == 0) {
-		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
-		if (gs < rl.rlim_cur) {
-			rl.rlim_cur = gs;
-			setrlimit(RLIMIT_RTTIME, &rl);
-		}
-	}
-	rtshim_hook_leave(&h, 0);
-	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
-		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 }

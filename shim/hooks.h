@@ -1,7 +1,7 @@
-/* hooks.h — shared by the hooks-*.c files only: the interposers (hooks-sched.c,
- * hooks-pthread.c, hooks-nice.c), the request path (hooks-request.c), the runtime they share
- * (hooks-runtime.c) and stack traces (hooks-trace.c).  Nothing here is used by unit tests or
- * rtrun. */
+/* hooks.h — shared by the files that export interposers (hooks-*.c) and the constructor
+ * (init.c): what each of them offers the others, and what they all use (the prologue: enter.h;
+ * the next definitions: real.h; the configuration: settings.h; the thread records: thread.h;
+ * the target of a request: target.h).  Nothing here is used by unit tests or rtrun. */
 #ifndef RTSHIM_HOOKS_H
 #define RTSHIM_HOOKS_H
 
@@ -15,6 +15,9 @@
 #include "enter.h"
 #include "real.h"
 #include "registry.h"
+#include "settings.h"
+#include "target.h"
+#include "thread.h"
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -31,56 +34,14 @@ long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long s
 /* syscall(SYS_prlimit64, pid, resource, new, old) (hooks-rlimit.c) */
 long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get);
 void rtshim_resolve_syscall(void);
-/* Resolve and load, in the creating thread, all that a new thread's promotion needs. */
+/* hooks-signal.c, hooks-rlimit.c, hooks-exec.c: the guard's interposers' next definitions,
+ * resolved from the constructor (the request path reads limits and arms the guard on threads a
+ * loader-lock holder may wait for, and dlsym takes that lock). */
+void rtshim_resolve_signal(void);
+void rtshim_resolve_rlimit(void);
+void rtshim_resolve_exec(void);
+/* init.c: resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);
-
-/* Configuration, loaded from the environment on first use. */
-const struct rtshim_config *rtshim_cfg(void);
-
-/* This thread's record (tid up to date, also in a forked child), linked into the registry: a
- * request about this thread is going beyond the privileged path.  A thread gets its record the
- * first time it needs one, never when it is created. */
-struct rtshim_thread *rtshim_self(void);
-
-/* This thread's RTSHIM_TF_* flags (what the shim, or another thread through it, changed). */
-int rtshim_self_flags(void);
-
-/* The trampoline gives up before the start routine: unrecord now. */
-void rtshim_thread_abandoned(void);
-
-/* Might the shim have changed this thread's scheduling (RTSHIM_TF_GRANTED or
- * RTSHIM_TF_FLAG_ADDED)?  No lock, nothing a sanitizer instruments (pthread_getattr_np). */
-bool rtshim_self_maybe_changed_uninstrumented(void);
-
-/* This thread's record as last known (no gettid(): fork() renews it in the child), not
- * necessarily linked: for rtshim_thread_update. */
-struct rtshim_thread *rtshim_self_cheap(void);
-
-/* No RTSHIM_TF_* flag of `clear` on this thread, in its record or in one it would take over:
- * clearing them would change nothing (the privileged path then skips its record). */
-bool rtshim_self_has_nothing_to_clear(int clear);
-
-/* The configuration is loaded and asks nothing of a request the kernel grants: rule 1 as asked
- * (rtshim_direct_is_as_asked), no RTSHIM_TRACE or RTSHIM_ONLY, the log level below "info". */
-bool rtshim_cfg_plain(void);
-
-/* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
- * (never in a vfork child, whose memory is its parent's).  This thread's record is linked
- * when a flag is set on it. */
-void rtshim_thread_update(struct rtshim_thread *t, int set, int clear);
-void rtshim_thread_update_tid(pid_t tid, int set, int clear);
-
-/* Is this a vfork child, or a child cloned without the atfork handlers, running in memory that
- * belongs to another process?  Then the shim leaves every piece of its state alone. */
-bool rtshim_borrowed_memory(void);
-
-/* Readers: the RTSHIM_TF_* flags of this thread of ours (0: none, or not ours). */
-int rtshim_flags_by_pid(pid_t pid);
-
-/* Which thread a sched_* or setpriority request about `who` (0: the caller; a TID) is about, for
- * rtkit: SELF, another thread of ours (OWN), a thread of another process of this user (OTHER,
- * *pid = its process), or UNKNOWN.  *tid = who for OWN and OTHER. */
-enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid);
 
 /* ---- hooks-request.c ---------------------------------------------------------------------- */
 

@@ -83,22 +83,8 @@ int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *olda
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 sigaction_fn *rtshim_runaway_real_sigaction(void);
 
-/* The shim's constructor: a program that starts with its main thread realtime and a finite hard
- * RLIMIT_RTTIME (rtrun -p, exec from a realtime thread) arms the guard and lowers the soft limit,
- * as a grant would (RTSHIM_RUNAWAY=demote).  Resolves the real signal functions first (the
- * guard arms from threads a loader-lock holder may wait for); then one system call when the
- * thread is not realtime.
- * Defined in hooks-signal.c (it reads the configuration). */
-void rtshim_runaway_adopt(void);
-
-/* The next getrlimit/setrlimit/prlimit (hooks-rlimit.c) and exec functions (hooks-exec.c),
- * resolved from the constructor: the request path reads limits on threads a loader-lock holder
- * may wait for, and dlsym takes that lock. */
-void rtshim_resolve_rlimit(void);
-void rtshim_resolve_exec(void);
-
 /* fork: arm_lock is taken around fork, so a child never inherits it held by a thread that does
- * not exist there (hooks-common.c's atfork handlers). */
+ * not exist there (thread.c's atfork handlers). */
 void rtshim_runaway_atfork_prepare(void);
 void rtshim_runaway_atfork_release(void);
 

@@ -16,7 +16,7 @@
  * comma-separated fnmatch(3) patterns in `patterns`? */
 bool rtshim_only_match(const char *patterns, const char *name);
 
-/* hooks-trace.c */
+/* trace.c */
 
 #define RTSHIM_STACK_MAX 32
 
@@ -31,11 +31,6 @@ void rtshim_trace_init(void);
 
 /* Is a stack wanted at all (RTSHIM_TRACE or RTSHIM_ONLY set)?  Cheap. */
 bool rtshim_trace_wanted(void);
-/* ... by this configuration, already at hand (the privileged path) */
-static inline bool rtshim_trace_wanted_by(const struct rtshim_config *c)
-{
-	return c->trace || c->only[0];
-}
 
 /* The caller's stack as return addresses (RTSHIM_TRACE or RTSHIM_ONLY set). */
 struct rtshim_stack {
@@ -48,12 +43,13 @@ struct rtshim_stack {
 void rtshim_trace_take_stack(struct rtshim_stack *s);
 
 /* Start a request described by `fmt` with the stack taken (frames of the shim itself skipped):
- * log it when tracing, and decide RTSHIM_ONLY.  Returns t->pass. */
-bool rtshim_trace_begin_with(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt,
-			     ...) __attribute__((format(printf, 3, 4)));
+ * log it when tracing, and decide RTSHIM_ONLY.  true (t->pass): RTSHIM_ONLY does not select
+ * the call, which is left alone (the plain call, nothing else). */
+bool rtshim_trace_left_alone_with(struct rtshim_trace *t, const struct rtshim_stack *s,
+				  const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The same, taking the stack here. */
-bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
+bool rtshim_trace_left_alone(struct rtshim_trace *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* The request's outcome: 0 or the errno the program sees. */

@@ -38,7 +38,7 @@ static void *requester(void *p)
 	rtshim_registry_pending_begin(&q->rec);
 	__atomic_store_n(&q->began, 1, __ATOMIC_RELEASE);
 	usleep((useconds_t)q->hold_ms * 1000);
-	if (q->quit) { /* what the thread's end does (hooks-common.c: thread_ends) */
+	if (q->quit) { /* what the thread's end does (shim/thread.c: thread_ends) */
 		rtshim_registry_pending_end(&q->rec);
 		rtshim_registry_remove(&q->rec);
 		return NULL;

@@ -1,4 +1,4 @@
-/* hooks-trace.c — RTSHIM_TRACE and RTSHIM_ONLY: the caller's stack (see trace.h).
+/* trace.c — RTSHIM_TRACE and RTSHIM_ONLY: the caller's stack (see trace.h).
  * Costs nothing unless one of them is set: then each intercepted request takes the caller's
  * stack (libunwind, loaded by the shim's constructor) and names its frames from /proc/self/maps
  * and the files' symbol tables.  Never the dynamic loader's lock (dlopen, dladdr): a library
@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hooks.h"
 #include "log.h"
 #include "procfs.h"
+#include "settings.h"
 #include "trace.h"
 
 typedef int backtrace_fn(void **buffer, int size);
@@ -31,7 +31,7 @@ static uintptr_t own_base;
 static void load_unwinder(void)
 {
 	char path[PATH_MAX];
-	rtshim_proc_mapped_path((const void *)rtshim_trace_begin, path, sizeof path, &own_base);
+	rtshim_proc_mapped_path((const void *)rtshim_trace_left_alone, path, sizeof path, &own_base);
 	/* RTLD_LOCAL: libunwind's own weak `backtrace` must not interpose glibc's */
 	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 	if (h)
@@ -171,7 +171,7 @@ static bool begin(struct rtshim_trace *t, const struct rtshim_stack *s, const ch
 	return t->pass;
 }
 
-bool rtshim_trace_begin_with(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt, ...)
+bool rtshim_trace_left_alone_with(struct rtshim_trace *t, const struct rtshim_stack *s, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -180,7 +180,7 @@ bool rtshim_trace_begin_with(struct rtshim_trace *t, const struct rtshim_stack *
 	return pass;
 }
 
-bool rtshim_trace_begin(struct rtshim_trace *t, const char *fmt, ...)
+bool rtshim_trace_left_alone(struct rtshim_trace *t, const char *fmt, ...)
 {
 	struct rtshim_stack s = { .n = 0 };
 	va_list ap;

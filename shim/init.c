@@ -1,0 +1,99 @@
+/* init.c — what the shim does before any request: every next definition resolved (real.h), the
+ * client loaded ahead of a thread the creator will wait for, the fork handlers, and a program
+ * that starts realtime put under the runaway guard.  The shim's constructor is here; hooks work
+ * before it runs (a library's constructor may call them first). */
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "client-loader.h"
+#include "hooks.h"
+#include "log.h"
+#include "own-stack.h"
+#include "runaway.h"
+#include "trace.h"
+
+/* Every real function, resolved now: a request must never need the dynamic loader's lock
+ * (dlsym takes it), which a library constructor run by dlopen holds while it waits for the
+ * requesting thread.  From the shim's constructor; lazy resolution stays the fallback for hooks
+ * called before it. */
+static void resolve_all(void)
+{
+	rtshim_resolve_real();
+	rtshim_resolve_nice();
+	rtshim_resolve_syscall();
+	rtshim_resolve_signal(); /* the guard's interposers */
+	rtshim_resolve_rlimit();
+	rtshim_resolve_exec();
+}
+
+/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
+ * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
+ * pthread_create waits.  So the creator loads the client the new thread's request uses, on its
+ * own thread: the loader's lock is recursive for the thread that holds it. */
+static int load_client_here(void *unused)
+{
+	(void)unused;
+	rtshim_client_load_here(rtshim_cfg()->timeout_ms);
+	return 0;
+}
+
+void rtshim_prepare_for_new_thread(int prio)
+{
+	struct rlimit rl;
+	resolve_all();
+	/* the client only where the direct call is bound to fail: root's programs never load it;
+	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
+	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
+		rtshim_own_stack_run(load_client_here, NULL);
+}
+
+/* A program that starts with its main thread realtime and a finite hard RLIMIT_RTTIME (rtrun -p,
+ * exec from a realtime thread) arms the guard and lowers the soft limit, as a grant would
+ * (RTSHIM_RUNAWAY=demote); one system call when the thread is not realtime. */
+static void adopt_realtime_start(void)
+{
+	int pol = (int)syscall(SYS_sched_getscheduler, 0);
+	if (pol < 0)
+		return;
+	if (!rtshim_is_rt(pol))
+		return; /* every program that does not start realtime: nothing more */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_RTTIME, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
+		return; /* no hard limit: the kernel kills nothing */
+	if (rtshim_cfg_at_start()->runaway != RTSHIM_RUNAWAY_DEMOTE)
+		return;
+	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
+	struct rtshim_hook h;
+	if (!rtshim_hook_enter(&h)) /* the shim's own setrlimit, not the program's (hooks-rlimit.c) */
+		return;
+	if (rtshim_runaway_arm(gs) == 0) {
+		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
+		if (gs < rl.rlim_cur) {
+			rl.rlim_cur = gs;
+			setrlimit(RLIMIT_RTTIME, &rl);
+		}
+	}
+	rtshim_hook_leave(&h, 0);
+	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: the program started realtime: guard armed, RLIMIT_RTTIME %llu/%llu",
+		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
+}
+
+/* Nothing significant: resolve the real functions and arrange for fork (no thread is recorded:
+ * other threads name one by its pthread_t, whose TID glibc knows).  Hooks work before this
+ * runs (a library's constructor may call them first). */
+__attribute__((constructor)) static void rtshim_init(void)
+{
+	rtshim_log_init();
+	resolve_all(); /* in secure execution too: its hooks call the real functions */
+	if (rtshim_secure_execution())
+		return;
+	rtshim_client_loader_init(rtshim_real_pthread_create());
+	/* the unwinder, while the loader's lock is free; by the variables' presence: the
+	 * configuration (and its warnings) is read on the first request, as without them */
+	if (getenv("RTSHIM_TRACE") || getenv("RTSHIM_ONLY"))
+		rtshim_trace_init();
+	rtshim_thread_init();
+	adopt_realtime_start(); /* started realtime (rtrun -p): the runaway guard, as after a grant */
+}
