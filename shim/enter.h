@@ -16,14 +16,34 @@
  * before its own state exists (TSan's start-up calls getrlimit and pthread_getattr_np). */
 #define RTSHIM_UNINSTRUMENTED __attribute__((no_sanitize("address", "thread")))
 
-/* Enter the shim's logic: false when the process is in secure-execution mode or this thread is
- * already inside the shim (then: call the real function and nothing else).  rtshim_leave() after
- * each true, and only then. */
-bool rtshim_enter(void);
-void rtshim_leave(void);
+#define RTSHIM_HIDDEN __attribute__((visibility("hidden")))
 
 /* Secure-execution mode (set-user-ID, file capabilities: AT_SECURE): the shim does nothing. */
 bool rtshim_secure_execution(void);
+
+/* enter.c: this thread is inside the shim (initial-exec: the shim is loaded at start-up, so no
+ * __tls_get_addr, no NEEDED ld-linux); AT_SECURE: -1 not read yet, 0, 1. */
+extern __thread int rtshim_in_shim RTSHIM_HIDDEN __attribute__((tls_model("initial-exec")));
+extern int rtshim_secure_mode RTSHIM_HIDDEN;
+
+/* Enter the shim's logic: false when the process is in secure-execution mode or this thread is
+ * already inside the shim (then: call the real function and nothing else).  rtshim_leave() after
+ * each true, and only then.  Inline, no call: every interposer pays it (the privileged path is
+ * measured against the bare system call). */
+RTSHIM_UNINSTRUMENTED static inline bool rtshim_enter(void)
+{
+	/* one test for both: secure mode not read yet (-1) or set, or inside the shim already */
+	int busy = __atomic_load_n(&rtshim_secure_mode, __ATOMIC_RELAXED) | rtshim_in_shim;
+	if (__builtin_expect(busy != 0, 0) && (rtshim_secure_execution() || rtshim_in_shim))
+		return false;
+	rtshim_in_shim = 1;
+	return true;
+}
+
+RTSHIM_UNINSTRUMENTED static inline void rtshim_leave(void)
+{
+	rtshim_in_shim = 0;
+}
 
 /* An interposer's frame: where the program's errno lives, and its value on entry. */
 struct rtshim_hook {

@@ -35,6 +35,12 @@ RTSHIM_UNINSTRUMENTED void *rtshim_next_resolve(struct rtshim_next *n)
 	return f;
 }
 
+void rtshim_next_resolve_now(struct rtshim_next *n)
+{
+	if (__atomic_load_n(&n->fn, __ATOMIC_ACQUIRE) == n->unresolved)
+		rtshim_next_resolve(n);
+}
+
 /* Fallbacks if the dynamic loader cannot find the next definition: the raw system calls for
  * the sched_* family (not through the shim's own syscall(), which would come back here), ENOSYS
  * for the pthread family (never seen with glibc). */
@@ -76,28 +82,41 @@ static int fb_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*s)(v
 	return EAGAIN;
 }
 
-#define DEFINE_REAL(name, version) \
-	struct rtshim_next rtshim_real_##name##_slot = RTSHIM_NEXT_SLOT(name, version, fb_##name);
+/* The slot, and its stub until resolved: resolve, then call what was found. */
+#define DEFINE_REAL(name, version, params, args)                                               \
+	static name##_fn first_##name;                                                          \
+	struct rtshim_next rtshim_real_##name##_slot = {                                        \
+		(void *)first_##name, #name, (version), (void *)fb_##name, (void *)first_##name \
+	};                                                                                      \
+	RTSHIM_UNINSTRUMENTED static int first_##name params                                    \
+	{                                                                                       \
+		return ((name##_fn *)rtshim_next_resolve(&rtshim_real_##name##_slot))args;     \
+	}
 
-DEFINE_REAL(sched_setscheduler, NULL)
-DEFINE_REAL(sched_setparam, NULL)
-DEFINE_REAL(sched_getscheduler, NULL)
-DEFINE_REAL(pthread_setschedparam, NULL)
-DEFINE_REAL(pthread_setschedprio, NULL)
-DEFINE_REAL(pthread_getschedparam, NULL)
-DEFINE_REAL(pthread_getattr_np, NULL)
+DEFINE_REAL(sched_setscheduler, NULL, (pid_t pid, int policy, const struct sched_param *p),
+	    (pid, policy, p))
+DEFINE_REAL(sched_setparam, NULL, (pid_t pid, const struct sched_param *p), (pid, p))
+DEFINE_REAL(sched_getscheduler, NULL, (pid_t pid), (pid))
+DEFINE_REAL(pthread_setschedparam, NULL, (pthread_t t, int policy, const struct sched_param *p),
+	    (t, policy, p))
+DEFINE_REAL(pthread_setschedprio, NULL, (pthread_t t, int prio), (t, prio))
+DEFINE_REAL(pthread_getschedparam, NULL, (pthread_t t, int *policy, struct sched_param *p),
+	    (t, policy, p))
+DEFINE_REAL(pthread_getattr_np, NULL, (pthread_t t, pthread_attr_t *a), (t, a))
 /* pthread_create has several versions (GLIBC_2.2.5 / GLIBC_2.34 on x86_64, GLIBC_2.0 /
  * GLIBC_2.1 / GLIBC_2.34 on i386): take the current one explicitly. */
-DEFINE_REAL(pthread_create, "GLIBC_2.34")
+DEFINE_REAL(pthread_create, "GLIBC_2.34",
+	    (pthread_t *t, const pthread_attr_t *a, void *(*start)(void *), void *arg),
+	    (t, a, start, arg))
 
 void rtshim_resolve_real(void)
 {
-	rtshim_real_sched_setscheduler();
-	rtshim_real_sched_setparam();
-	rtshim_real_sched_getscheduler();
-	rtshim_real_pthread_setschedparam();
-	rtshim_real_pthread_setschedprio();
-	rtshim_real_pthread_getschedparam();
-	rtshim_real_pthread_getattr_np();
-	rtshim_real_pthread_create();
+	rtshim_next_resolve_now(&rtshim_real_sched_setscheduler_slot);
+	rtshim_next_resolve_now(&rtshim_real_sched_setparam_slot);
+	rtshim_next_resolve_now(&rtshim_real_sched_getscheduler_slot);
+	rtshim_next_resolve_now(&rtshim_real_pthread_setschedparam_slot);
+	rtshim_next_resolve_now(&rtshim_real_pthread_setschedprio_slot);
+	rtshim_next_resolve_now(&rtshim_real_pthread_getschedparam_slot);
+	rtshim_next_resolve_now(&rtshim_real_pthread_getattr_np_slot);
+	rtshim_next_resolve_now(&rtshim_real_pthread_create_slot);
 }

@@ -15,20 +15,23 @@
 
 
 /* One function's slot: its name, its version (NULL: the default one), what to use when there is
- * no next definition (NULL: none; asked again next time), and the resolved pointer. */
+ * no next definition (NULL: none; asked again next time), and the pointer to call: `unresolved`
+ * until resolved (NULL, or a stub that resolves and calls on: see rtshim_real_NAME). */
 struct rtshim_next {
 	void *fn;
 	const char *name, *version;
-	void *fallback;
+	void *fallback, *unresolved;
 };
-#define RTSHIM_NEXT_SLOT(name, version, fallback) { NULL, #name, (version), (void *)(fallback) }
+#define RTSHIM_NEXT_SLOT(name, version, fallback) \
+	{ NULL, #name, (version), (void *)(fallback), NULL }
 
 /* The next definition of `name` (version: that version, unless an unversioned interposer comes
  * between), NULL if none. */
 void *rtshim_next_symbol(const char *name, const char *version);
 
-/* Resolve n (out of line: the first call only). */
-void *rtshim_next_resolve(struct rtshim_next *n);
+/* Resolve n (out of line: the first call only), and n now unless it is. */
+void *rtshim_next_resolve(struct rtshim_next *n) __attribute__((cold));
+void rtshim_next_resolve_now(struct rtshim_next *n);
 
 RTSHIM_UNINSTRUMENTED static inline void *rtshim_next_get(struct rtshim_next *n)
 {
@@ -47,8 +50,9 @@ RTSHIM_UNINSTRUMENTED static inline void *rtshim_next_get(struct rtshim_next *n)
 #define RTSHIM_DEFINE_NEXT(type, name) RTSHIM_DEFINE_NEXT_OR(type, name, NULL)
 
 /* The real functions the request path and several interposers share: rtshim_real_NAME(), never
- * NULL (fallbacks: the raw system calls for sched_*, ENOSYS or EAGAIN for pthread_*, never seen
- * with glibc).  Defined in real.c. */
+ * NULL, one load and no test: until resolved the slot holds a stub that resolves and calls on
+ * (fallbacks: the raw system calls for sched_*, ENOSYS or EAGAIN for pthread_*, never seen with
+ * glibc).  Defined in real.c. */
 typedef int sched_setscheduler_fn(pid_t, int, const struct sched_param *);
 typedef int sched_setparam_fn(pid_t, const struct sched_param *);
 typedef int sched_getscheduler_fn(pid_t);
@@ -59,10 +63,11 @@ typedef int pthread_getattr_np_fn(pthread_t, pthread_attr_t *);
 typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 #define RTSHIM_DECLARE_REAL(name)                                                    \
-	extern struct rtshim_next rtshim_real_##name##_slot;                         \
+	extern struct rtshim_next rtshim_real_##name##_slot RTSHIM_HIDDEN;           \
 	RTSHIM_UNINSTRUMENTED static inline name##_fn *rtshim_real_##name(void)      \
 	{                                                                            \
-		return (name##_fn *)rtshim_next_get(&rtshim_real_##name##_slot);     \
+		return (name##_fn *)__atomic_load_n(&rtshim_real_##name##_slot.fn,  \
+						    __ATOMIC_ACQUIRE);                  \
 	}
 RTSHIM_DECLARE_REAL(sched_setscheduler)
 RTSHIM_DECLARE_REAL(sched_setparam)

@@ -32,7 +32,7 @@ static struct rtshim_thread *buckets[BUCKETS];
 static size_t count; /* atomic: read without the lock (nothing linked: nothing to look up) */
 /* side records linked (atomic: read without the lock), the next count that triggers a sweep
  * for stale ones, and the unlinked ones kept for reuse */
-static int sides;
+int rtshim_registry_sides;
 static int sweep_at = 16;
 static struct rtshim_thread *spares;
 /* requests in flight in this process (rtshim_registry_pending_*): readers look no further while
@@ -94,7 +94,7 @@ static void link_locked(struct rtshim_thread *t)
 	t->linked = true;
 	__atomic_store_n(&count, count + 1, __ATOMIC_RELAXED);
 	if (t->side)
-		__atomic_store_n(&sides, sides + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&rtshim_registry_sides, rtshim_registry_sides + 1, __ATOMIC_RELAXED);
 }
 
 static void unlink_locked(struct rtshim_thread *t)
@@ -109,7 +109,7 @@ static void unlink_locked(struct rtshim_thread *t)
 	t->linked = false;
 	__atomic_store_n(&count, count - 1, __ATOMIC_RELAXED);
 	if (t->side)
-		__atomic_store_n(&sides, sides - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&rtshim_registry_sides, rtshim_registry_sides - 1, __ATOMIC_RELAXED);
 }
 
 /* Is `tid` a live thread of this process that carries SCHED_RESET_ON_FORK? */
@@ -159,7 +159,7 @@ static struct rtshim_thread *find_locked(pid_t tid, pthread_t named)
  * number has doubled (a few system calls per side record made, on average). */
 static void sweep_locked(void)
 {
-	if (sides < sweep_at)
+	if (rtshim_registry_sides < sweep_at)
 		return;
 	for (unsigned b = 0; b < BUCKETS; b++)
 		for (struct rtshim_thread *t = buckets[b], *next; t; t = next) {
@@ -167,7 +167,7 @@ static void sweep_locked(void)
 			if (t->side && side_stale(t, 0))
 				drop_side_locked(t);
 		}
-	sweep_at = sides * 2 > 16 ? sides * 2 : 16;
+	sweep_at = rtshim_registry_sides * 2 > 16 ? rtshim_registry_sides * 2 : 16;
 }
 
 static struct rtshim_thread *new_side_locked(pid_t tid, pthread_t named)
@@ -340,11 +340,6 @@ size_t rtshim_registry_count(void)
 	return n;
 }
 
-__attribute__((no_sanitize("address", "thread"))) bool rtshim_registry_has_side_records(void)
-{
-	return __atomic_load_n(&sides, __ATOMIC_RELAXED) > 0;
-}
-
 void rtshim_registry_atfork_prepare(void)
 {
 	take();
@@ -371,7 +366,7 @@ void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)
 		buckets[b] = NULL;
 	}
 	__atomic_store_n(&count, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&sides, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&rtshim_registry_sides, 0, __ATOMIC_RELAXED);
 	sweep_at = 16;
 	/* the parent's requests in flight are not the child's: never wait for them here */
 	__atomic_store_n(&inflight, 0, __ATOMIC_RELAXED);

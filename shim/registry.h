@@ -85,9 +85,14 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 /* Number of linked records, side records included (tests, debugging). */
 size_t rtshim_registry_count(void);
 
-/* Are there side records at all?  One atomic load, no sanitizer instrumentation (the shim's
- * pthread_getattr_np asks from a thread a sanitizer runtime has not set up yet). */
-bool rtshim_registry_has_side_records(void);
+/* Are there side records at all?  One atomic load, inline (the privileged path asks), no
+ * sanitizer instrumentation (the shim's pthread_getattr_np asks from a thread a sanitizer
+ * runtime has not set up yet). */
+extern int rtshim_registry_sides __attribute__((visibility("hidden")));
+__attribute__((no_sanitize("address", "thread"))) static inline bool rtshim_registry_has_side_records(void)
+{
+	return __atomic_load_n(&rtshim_registry_sides, __ATOMIC_RELAXED) > 0;
+}
 
 /* fork: prepare takes the lock, parent releases it; child empties the registry (the other
  * threads do not exist there) and re-links `self` (the forking thread's record) with `new_tid`. */

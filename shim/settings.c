@@ -12,9 +12,10 @@
 
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static struct rtshim_config cfg;
-/* Nothing configured that a request the kernel grants acts upon: rule 1 sends it as it is, no
- * trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test, rtshim_cfg_plain). */
-static bool cfg_plain;
+/* Loaded, and nothing configured that a request the kernel grants acts upon: rule 1 sends it as
+ * it is, no trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test,
+ * rtshim_cfg_plain).  Set with release after the load: true says the configuration is there. */
+bool rtshim_cfg_is_plain;
 
 /* True while rtshim_cfg_at_start reads: for a program that started realtime. */
 static bool in_constructor;
@@ -56,27 +57,21 @@ static void cfg_load(void)
 	rtshim_log_set_level(cfg.log_level);
 	if (cfg.trace && cfg.log_level < RTSHIM_LOG_INFO)
 		rtshim_log_set_level(RTSHIM_LOG_INFO); /* the decisions go with the traces */
-	cfg_plain = rtshim_direct_is_as_asked(&cfg) && !rtshim_trace_wanted_by(&cfg) &&
-		    !rtshim_log_enabled(RTSHIM_LOG_INFO);
+	__atomic_store_n(&rtshim_cfg_is_plain,
+			 rtshim_direct_is_as_asked(&cfg) && !rtshim_trace_wanted_by(&cfg) &&
+				 !rtshim_log_enabled(RTSHIM_LOG_INFO),
+			 __ATOMIC_RELEASE);
 }
 
-/* &cfg once loaded: every request reads it, pthread_once costs the privileged path 20 more
- * instructions each time */
-static const struct rtshim_config *cfg_loaded;
+/* &cfg once loaded, read inline by rtshim_cfg (settings.h): every request reads it,
+ * pthread_once would cost the privileged path 20 more instructions each time */
+const struct rtshim_config *rtshim_cfg_loaded;
 
-const struct rtshim_config *rtshim_cfg(void)
+const struct rtshim_config *rtshim_cfg_load(void)
 {
-	const struct rtshim_config *c = __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE);
-	if (c)
-		return c;
 	pthread_once(&cfg_once, cfg_load);
-	__atomic_store_n(&cfg_loaded, &cfg, __ATOMIC_RELEASE);
+	__atomic_store_n(&rtshim_cfg_loaded, &cfg, __ATOMIC_RELEASE);
 	return &cfg;
-}
-
-bool rtshim_cfg_plain(void)
-{
-	return __atomic_load_n(&cfg_loaded, __ATOMIC_ACQUIRE) && cfg_plain;
 }
 
 const struct rtshim_config *rtshim_cfg_at_start(void)

@@ -19,7 +19,7 @@
  * thread that never asks for realtime costs the shim nothing).  Linked into the registry, with
  * a destructor that unlinks it when the thread ends, once other threads must see it: its
  * request goes to rtkit (readers wait for the outcome), or the shim set a flag on it. */
-static RTSHIM_TLS struct rtshim_thread self_rec;
+RTSHIM_TLS struct rtshim_thread rtshim_self_rec;
 /* The process whose memory this is (set at start and in a forked child).  A vfork child, or a
  * child cloned without the atfork handlers, runs in memory that is not its own: it must leave
  * the parent's records, connection and limits alone. */
@@ -52,66 +52,66 @@ static void make_end_key(void)
  * privileged path is measured against the bare system call). */
 static struct rtshim_thread *self_at(pid_t tid)
 {
-	if (self_rec.tid != tid) {
+	if (rtshim_self_rec.tid != tid) {
 		if (rtshim_borrowed_memory())
 			return &borrowed_rec;
 		/* first use in this thread, or a child forked by other means than fork() */
-		bool linked = self_rec.linked;
+		bool linked = rtshim_self_rec.linked;
 		if (linked)
-			rtshim_registry_remove(&self_rec);
-		self_rec.handle = pthread_self();
-		self_rec.tid = tid;
-		__atomic_store_n(&self_rec.flags, 0, __ATOMIC_RELAXED);
+			rtshim_registry_remove(&rtshim_self_rec);
+		rtshim_self_rec.handle = pthread_self();
+		rtshim_self_rec.tid = tid;
+		__atomic_store_n(&rtshim_self_rec.flags, 0, __ATOMIC_RELAXED);
 		if (linked)
-			rtshim_registry_add(&self_rec);
+			rtshim_registry_add(&rtshim_self_rec);
 	}
-	return &self_rec;
+	return &rtshim_self_rec;
 }
 
 /* Link this thread's record (self_at done), taking over what other threads recorded about it. */
 static void link_self(void)
 {
-	if (self_rec.linked)
+	if (rtshim_self_rec.linked)
 		return;
 	pthread_once(&end_key_once, make_end_key);
 	if (!end_key_ok)
 		return; /* cannot unlink it at its end: not linked (others see no flags, fail open) */
-	pthread_setspecific(end_key, &self_rec);
-	rtshim_registry_add(&self_rec);
+	pthread_setspecific(end_key, &rtshim_self_rec);
+	rtshim_registry_add(&rtshim_self_rec);
 }
 
 /* Another thread set flags on this one before it had a record (a side record): take them over
  * now, so that this thread reads them from its own record from here on. */
 static void take_over_side_record(void)
 {
-	if (!self_rec.linked && rtshim_registry_has_side_records() &&
-	    rtshim_registry_by_tid(self_rec.tid, NULL) == 0)
+	if (!rtshim_self_rec.linked && rtshim_registry_has_side_records() &&
+	    rtshim_registry_by_tid(rtshim_self_rec.tid, NULL) == 0)
 		link_self();
 }
 
 struct rtshim_thread *rtshim_self(void)
 {
 	struct rtshim_thread *s = self_at(gettid());
-	if (s == &self_rec)
+	if (s == &rtshim_self_rec)
 		link_self();
 	return s;
 }
 
 int rtshim_self_flags(void)
 {
-	if (!self_rec.linked && !rtshim_registry_has_side_records())
+	if (!rtshim_self_rec.linked && !rtshim_registry_has_side_records())
 		return 0; /* nothing recorded about this thread (nor about any other) */
 	struct rtshim_thread *s = self_at(gettid());
-	if (s == &self_rec)
+	if (s == &rtshim_self_rec)
 		take_over_side_record();
 	return __atomic_load_n(&s->flags, __ATOMIC_RELAXED);
 }
 
 void rtshim_thread_abandoned(void)
 {
-	if (self_rec.linked) {
+	if (rtshim_self_rec.linked) {
 		pthread_setspecific(end_key, NULL);
-		rtshim_registry_remove(&self_rec);
+		rtshim_registry_remove(&rtshim_self_rec);
 	}
 }
 
@@ -131,7 +131,7 @@ static void atfork_child(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	rtshim_budget_reset();
-	rtshim_registry_atfork_child(&self_rec, gettid());
+	rtshim_registry_atfork_child(&rtshim_self_rec, gettid());
 	rtshim_runaway_atfork_release();
 }
 
@@ -143,7 +143,7 @@ void rtshim_thread_init(void)
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 {
-	if (t == &self_rec && !t->linked && (set || rtshim_registry_has_side_records()) &&
+	if (t == &rtshim_self_rec && !t->linked && (set || rtshim_registry_has_side_records()) &&
 	    !rtshim_borrowed_memory()) {
 		take_over_side_record();
 		if (set)
@@ -156,9 +156,9 @@ void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 
 RTSHIM_UNINSTRUMENTED bool rtshim_self_maybe_changed_uninstrumented(void)
 {
-	if (__atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED) & (RTSHIM_TF_GRANTED | RTSHIM_TF_FLAG_ADDED))
+	if (__atomic_load_n(&rtshim_self_rec.flags, __ATOMIC_RELAXED) & (RTSHIM_TF_GRANTED | RTSHIM_TF_FLAG_ADDED))
 		return true;
-	if (self_rec.linked || !rtshim_registry_has_side_records())
+	if (rtshim_self_rec.linked || !rtshim_registry_has_side_records())
 		return false;
 	/* maybe in a side record another thread made: only if this thread carries the flag every
 	 * record describes (a thread that has just started never does) */
@@ -166,23 +166,15 @@ RTSHIM_UNINSTRUMENTED bool rtshim_self_maybe_changed_uninstrumented(void)
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
 
-bool rtshim_self_has_nothing_to_clear(int clear)
-{
-	if (__atomic_load_n(&self_rec.flags, __ATOMIC_RELAXED) & clear)
-		return false;
-	/* unlinked: a record another thread made for this one may still be taken over */
-	return self_rec.linked || !rtshim_registry_has_side_records();
-}
-
 struct rtshim_thread *rtshim_self_cheap(void)
 {
-	return self_rec.tid ? &self_rec : self_at(gettid());
+	return rtshim_self_rec.tid ? &rtshim_self_rec : self_at(gettid());
 }
 
 void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 {
-	if (tid == self_rec.tid)
-		rtshim_thread_update(&self_rec, set, clear);
+	if (tid == rtshim_self_rec.tid)
+		rtshim_thread_update(&rtshim_self_rec, set, clear);
 	else if (!rtshim_borrowed_memory())
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }

@@ -31,9 +31,19 @@ bool rtshim_self_maybe_changed_uninstrumented(void);
  * necessarily linked: for rtshim_thread_update. */
 struct rtshim_thread *rtshim_self_cheap(void);
 
+/* thread.c: this thread's own record (initial-exec: see enter.h). */
+extern __thread struct rtshim_thread rtshim_self_rec RTSHIM_HIDDEN
+	__attribute__((tls_model("initial-exec")));
+
 /* No RTSHIM_TF_* flag of `clear` on this thread, in its record or in one it would take over:
- * clearing them would change nothing (the privileged path then skips its record). */
-bool rtshim_self_has_nothing_to_clear(int clear);
+ * clearing them would change nothing (the privileged path then skips its record: inline). */
+static inline bool rtshim_self_has_nothing_to_clear(int clear)
+{
+	if (__atomic_load_n(&rtshim_self_rec.flags, __ATOMIC_RELAXED) & clear)
+		return false;
+	/* unlinked: a record another thread made for this one may still be taken over */
+	return rtshim_self_rec.linked || !rtshim_registry_has_side_records();
+}
 
 /* This thread's record, or that of a thread of ours by TID: set and clear RTSHIM_TF_* flags
  * (never in a vfork child, whose memory is its parent's).  This thread's record is linked
