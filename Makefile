@@ -74,8 +74,9 @@ RTRUN     := $(B)/bin/rtrun
 #   daemon-client/  librtshim-client.so (libdbus-1); its sandbox rule is linked into rtrun too
 #   os/             what touches the system and both the shim and rtrun link: /proc readers,
 #                   loading the client (dlopen)
-#   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers, the rest of shim/ is
-#                   the shim's own state that unit tests may link) and rtrun
+#   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers; request.c, the request
+#                   path, names their runtime; the rest of shim/ is the shim's own state that
+#                   unit tests may link) and rtrun
 # Every .c in tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes;
 # every tests/unit/test-*.c a cmocka test.
 KERNEL_SRC := $(wildcard kernel/*.S)
@@ -83,7 +84,8 @@ CLIENT_SRC := $(wildcard daemon-client/*.c) $(KERNEL_SRC)
 CORE_SRC   := $(wildcard core/*.c)
 OS_SRC     := $(wildcard os/*.c) $(KERNEL_SRC)
 SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(wildcard shim/*.c shim/*.S)
-SHIM_PURE  := $(CORE_SRC) $(OS_SRC) $(filter-out shim/hooks-%,$(wildcard shim/*.c shim/*.S))
+SHIM_PURE  := $(CORE_SRC) $(OS_SRC) \
+  $(filter-out shim/hooks-% shim/request.c,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)

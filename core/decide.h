@@ -1,6 +1,6 @@
 /* decide.h — the decision core: what to do with one scheduling request, as a pure function.
  *
- * The shim (shim/hooks-request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
+ * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
  * all run the same loop:
  *
  *	facts = the request, the configuration

@@ -1,5 +1,5 @@
 /* hooks.h — shared by the hooks-*.c files only: the interposers (hooks-sched.c,
- * hooks-pthread.c, hooks-nice.c), the request path (hooks-request.c), the runtime they share
+ * hooks-pthread.c, hooks-nice.c), the request path (request.c), the runtime they share
  * (hooks-runtime.c) and stack traces (hooks-trace.c).  Nothing here is used by unit tests or
  * rtrun. */
 #ifndef RTSHIM_HOOKS_H
@@ -121,7 +121,7 @@ int rtshim_flags_by_pid(pid_t pid);
  * *pid = its process), or UNKNOWN.  *tid = who for OWN and OTHER. */
 enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid);
 
-/* ---- hooks-request.c ---------------------------------------------------------------------- */
+/* ---- request.c ---------------------------------------------------------------------------- */
 
 enum rtshim_req_kind {
 	RTSHIM_REQ_SCHED_SETSCHEDULER,

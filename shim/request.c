@@ -1,4 +1,4 @@
-/* hooks-request.c — one scheduling request, from the interposer to rtkit's D-Bus message.
+/* request.c — one scheduling request, from the interposer to rtkit's D-Bus message.
  *
  * Every sched_* and pthread_* interposer builds a struct rtshim_req and calls rtshim_request(),
  * which reads top to bottom:
