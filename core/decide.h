@@ -100,7 +100,8 @@ struct rtshim_facts {
 };
 
 enum rtshim_action {
-	RTSHIM_CALL,               /* the real call with `policy` (the privileged path) */
+	RTSHIM_CALL,               /* the real call with `policy` (the privileged path): the first
+				    * step, and only while the facts hold no direct call */
 	RTSHIM_CALL_KEEPING_FLAG,  /* the real call again, with `policy` (SCHED_RESET_ON_FORK kept) */
 	RTSHIM_READ_LIMITS,        /* load the client, read rtkit's limits and RLIMIT_RTTIME */
 	RTSHIM_LOWER,              /* sched_setscheduler(tid, policy, prio): lower within the grant */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "decide.h"
 #include "registry.h"
+#include "request.h"
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -123,35 +124,15 @@ enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid);
 
 /* ---- request.c ---------------------------------------------------------------------------- */
 
-enum rtshim_req_kind {
-	RTSHIM_REQ_SCHED_SETSCHEDULER,
-	RTSHIM_REQ_SCHED_SETPARAM,
-	RTSHIM_REQ_PTHREAD_SETSCHEDPARAM,
-	RTSHIM_REQ_PTHREAD_SETSCHEDPRIO,
-};
-
-struct rtshim_req {
-	enum rtshim_req_kind kind;
-	pid_t pid;                       /* sched_* */
-	pthread_t thread;                /* pthread_* */
-	int policy;                      /* sched_setscheduler, pthread_setschedparam */
-	const struct sched_param *param; /* as the program passed it (or the prio, wrapped) */
-	bool creating;                   /* from pthread_create (wording of the logs) */
-	bool inherited;                  /* RTSHIM_INHERIT: the priority is the creator's, rtkit's */
-};
-
-/* One request, decided by core/decide.c and carried out.  0 or a positive errno: exactly the
- * unshimmed call's error when the shim could not do better. */
-int rtshim_request(const struct rtshim_req *r);
+/* struct rtshim_req, rtshim_request(): request.h */
 
 /* ---- hooks-nice.c ------------------------------------------------------------------------- */
 
 /* RTSHIM_NICE_FALLBACK: realtime could not be had for thread `tid` of process `pid` (0: this
- * one); ask rtkit for MinNiceLevel instead.  0 done or already there, 1 not asked (an RT
- * thread), or rtkit's negative errno.  Logs at info what it did. */
+ * one); ask rtkit for MinNiceLevel instead.  Logs at info what it did. */
 struct rtshim_client_v1;
 struct rtkit_limits;
-int rtshim_nice_instead(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
-			pid_t pid, pid_t tid);
+enum rtshim_nice_outcome rtshim_nice_instead(const struct rtshim_client_v1 *client,
+					     const struct rtkit_limits *lim, pid_t pid, pid_t tid);
 
 #endif
