@@ -1,7 +1,7 @@
 /* hooks.h — shared by the hooks-*.c files only: the interposers (hooks-sched.c,
  * hooks-pthread.c, hooks-nice.c), the request path (request.c), the runtime they share
- * (hooks-runtime.c) and stack traces (hooks-trace.c).  Nothing here is used by unit tests or
- * rtrun. */
+ * (hooks-runtime.c) and stack traces (hooks-trace.c).  Nothing here is used by rtrun, nor by
+ * unit tests but for test-request.c's stand-ins for what request.c names. */
 #ifndef RTSHIM_HOOKS_H
 #define RTSHIM_HOOKS_H
 

@@ -82,7 +82,7 @@ static void traced_prio(const struct rtshim_req *r, char *buf, size_t size)
 	rtshim_format(buf, size, "%d", p.sched_priority);
 }
 
-/* ---- the shim's own operations (struct rtshim_request_ops) -------------------------------- */
+/* ---- the shim's own operations (struct rtshim_request_ops) ------------------------------- */
 
 static int read_sched(pid_t tid, int *policy, int *prio)
 {
@@ -172,11 +172,6 @@ static int lower(pid_t tid, int policy, int prio)
 	return rtshim_real_sched_setscheduler()(tid, policy, &p) < 0 ? -errno : 0;
 }
 
-static void budget_raise_granted(pid_t tid, int prio)
-{
-	rtshim_budget_raise_granted(tid, prio);
-}
-
 static const struct rtshim_request_ops production = {
 	.real_call = real_call,
 	.read_sched = read_sched,
@@ -192,10 +187,10 @@ static const struct rtshim_request_ops production = {
 	.nice_instead = rtshim_nice_instead,
 	.budget_facts = rtshim_budget_facts,
 	.budget_record = rtshim_budget_record,
-	.budget_raise_granted = budget_raise_granted,
+	.budget_raise_granted = rtshim_budget_raise_granted,
 };
 
-/* ---- the decide-and-do loop --------------------------------------------------------------- */
+/* ---- the decide-and-do loop -------------------------------------------------------------- */
 
 /* The facts about the target: the kernel's view of it and whether the shim flagged it. */
 static void gather_target(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
@@ -262,13 +257,14 @@ static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_
  * whether rtkit made it realtime (RTSHIM_INHERIT), and, for a request with a policy, whether
  * the program asked SCHED_FIFO and has rtkit's SCHED_RR (the readers report what it asked).
  * false: nothing to write (the flag not in play). */
-static bool flag_changes(const struct rtshim_req *r, int shim_flag, bool granted, bool fifo_as_rr,
-			 int *set, int *clear)
+static bool flag_changes(const struct rtshim_req *r, enum rtshim_flag_owner owner, bool granted,
+			 bool fifo_as_rr, int *set, int *clear)
 {
-	if (shim_flag < 0)
+	if (owner == RTSHIM_FLAG_UNTOUCHED)
 		return false;
-	*set = shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
-	*clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
+	bool shims = owner == RTSHIM_FLAG_SHIMS;
+	*set = shims ? RTSHIM_TF_FLAG_ADDED : 0;
+	*clear = shims ? 0 : RTSHIM_TF_FLAG_ADDED;
 	if (granted)
 		*set |= RTSHIM_TF_GRANTED;
 	if (fifo_as_rr)
@@ -278,25 +274,26 @@ static bool flag_changes(const struct rtshim_req *r, int shim_flag, bool granted
 	return true;
 }
 
-static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r, int shim_flag)
+static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r,
+							 enum rtshim_flag_owner owner)
 {
 	struct rtshim_request_target t = { .where = RTSHIM_TARGET_UNKNOWN };
 	int set, clear;
-	if (flag_changes(r, shim_flag, false, false, &set, &clear))
+	if (flag_changes(r, owner, false, false, &set, &clear))
 		update_flags(r, &t, set, clear);
 }
 
 /* The privileged path's record.  The caller's own thread with the flag not in play and no
  * record that says otherwise (the common case: root's threads) has nothing to write. */
-static inline void record_direct(const struct rtshim_req *r, int shim_flag)
+static inline void record_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
-	if (shim_flag < 0)
+	if (owner < RTSHIM_FLAG_PROGRAMS) /* UNTOUCHED, by its sign: 1 instruction less than == */
 		return;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
-	if (shim_flag == 0 && caller &&
+	if (owner == RTSHIM_FLAG_PROGRAMS && caller &&
 	    rtshim_self_has_nothing_to_clear(RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO))
 		return;
-	record_direct_flags(r, shim_flag);
+	record_direct_flags(r, owner);
 }
 
 static void record(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
@@ -306,7 +303,7 @@ static void record(const struct rtshim_request_ops *ops, const struct rtshim_req
 	bool fifo_as_rr = has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
 			  t->tid > 0 && ops->read_sched(t->tid, &policy, &prio) == 0 &&
 			  (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
-	if (flag_changes(r, d->shim_flag, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear))
+	if (flag_changes(r, d->flag_owner, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear))
 		ops->update_flags(r, t, set, clear);
 }
 
@@ -318,24 +315,24 @@ static const char *what_the_program_gets(const struct rtshim_req *r,
 	if (!r->creating)
 		return "the call fails with EPERM as it would without rtshim";
 	return cfg->strict ? "pthread_create fails with EPERM (RTSHIM_STRICT=1)"
-				    : "the thread runs SCHED_OTHER";
+			   : "the thread runs SCHED_OTHER";
 }
 
 static __attribute__((noinline, cold)) void log_granted_directly(const struct rtshim_req *r,
-								int shim_flag)
+								enum rtshim_flag_owner owner)
 {
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
 		   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
-		   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+		   owner == RTSHIM_FLAG_SHIMS ? " with SCHED_RESET_ON_FORK" : "");
 }
 
 /* The kernel granted the call as made (the privileged path). */
-static inline void report_direct(const struct rtshim_req *r, int shim_flag)
+static inline void report_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
 	/* the log level first: its arguments would cost the privileged path a gettid(), and
 	 * the call itself out of line: its frame costs it more than the test */
 	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
-		log_granted_directly(r, shim_flag);
+		log_granted_directly(r, owner);
 }
 
 /* What the slow path came to.  The kernel's own answer to the direct call (RTSHIM_WHY_DIRECT:
@@ -504,7 +501,7 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 			nice_got = ops->nice_instead(client, &f.lim, t.pid, t.tid) == RTSHIM_NICE_GOT;
 			break;
 		case RTSHIM_DONE:
-			if (d.err == 0)
+			if (d.program_errno == 0)
 				record(ops, r, &t, &d);
 			break;
 		}
@@ -517,7 +514,7 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 		ops->in_flight(t.self, false);
 	if (cancel_state >= 0)
 		pthread_setcancelstate(cancel_state, NULL);
-	return d.err;
+	return d.program_errno;
 }
 
 /* Rule 1, the privileged path: the call as the decision core makes it first, and when the
@@ -525,9 +522,10 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
  * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
  * already there (traced). */
 static __attribute__((noinline)) void granted_directly(const struct rtshim_req *r,
-						       const struct rtshim_trace *tr, int shim_flag)
+						       const struct rtshim_trace *tr,
+						       enum rtshim_flag_owner owner)
 {
-	report_direct(r, shim_flag);
+	report_direct(r, owner);
 	rtshim_trace_end(tr, 0);
 }
 
@@ -541,9 +539,9 @@ static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
 	int direct = real_call(r, rule1.policy);
 	if (direct != 0)
 		return direct;
-	record_direct(r, rule1.shim_flag);
+	record_direct(r, rule1.flag_owner);
 	if (!plain)
-		granted_directly(r, tr, rule1.shim_flag);
+		granted_directly(r, tr, rule1.flag_owner);
 	return 0;
 }
 

@@ -31,7 +31,7 @@
 #define INF RLIM_INFINITY
 #define TID 100 /* the target thread */
 
-/* ---- what the world says -------------------------------------------------------------------- */
+/* ---- what the world says --------------------------------------------------------------------- */
 
 static struct world {
 	/* the target (find_target) and the kernel's view of it (read_sched) */
@@ -85,12 +85,12 @@ static const char *pol(int policy)
 	static int i;
 	char *b = buf[i++ % 4];
 	int p = policy & ~FLAG;
-	snprintf(b, sizeof buf[0], "%s%s", p == FIFO ? "FIFO" : p == RR ? "RR" : p == OTHER ? "OTHER" : "?",
-		 policy & FLAG ? "|FLAG" : "");
+	const char *name = p == FIFO ? "FIFO" : p == RR ? "RR" : p == OTHER ? "OTHER" : "?";
+	snprintf(b, sizeof buf[0], "%s%s", name, policy & FLAG ? "|FLAG" : "");
 	return b;
 }
 
-/* ---- the fake operations -------------------------------------------------------------------- */
+/* ---- the fake operations --------------------------------------------------------------------- */
 
 static int fake_real_call(const struct rtshim_req *r, int policy)
 {
@@ -256,7 +256,7 @@ static const struct rtshim_request_ops fake_ops = {
 	.budget_raise_granted = fake_budget_raise_granted,
 };
 
-/* ---- the interposer runtime the rest of request.c names ------------------------------------ */
+/* ---- the interposer runtime the rest of request.c names -------------------------------------- */
 
 /* The privileged path and the shim's own operations call these (shim/hooks-*.c, not linked
  * into unit tests); the loop never does: each fails the test if called.  Weak, so that a
@@ -297,7 +297,7 @@ NEVER_VOID(rtshim_thread_update_tid, pid_t tid, int set, int clear)
 NEVER_VOID(rtshim_trace_end, const struct rtshim_trace *t, int err)
 NEVER_VOID(rtshim_trace_take_stack, struct rtshim_stack *s)
 
-/* ---- the requests --------------------------------------------------------------------------- */
+/* ---- the requests ---------------------------------------------------------------------------- */
 
 /* An unprivileged user's thread, SCHED_OTHER, its own; rtkit's default limits
  * (MaxRealtimePriority 20, MinNiceLevel -15, RTTimeUSecMax 200 ms); RLIMIT_RTTIME unlimited;
@@ -348,7 +348,7 @@ static int setscheduler(int policy, int prio, int direct)
 /* the record of a grant: FLAG_ADDED|GRANTED set, ASKED_FIFO cleared */
 #define GRANTED_RECORD "record(+3,-4)"
 
-/* ---- rtkit grants ----------------------------------------------------------------------------- */
+/* ---- rtkit grants ---------------------------------------------------------------------------- */
 
 static void test_direct_error_other_than_eperm_is_the_programs(void **state)
 {
@@ -411,7 +411,7 @@ static void test_timeout_without_grant_is_eperm(void **state)
 	assert_int_equal(granted, 0);
 }
 
-/* ---- no rtkit ------------------------------------------------------------------------------- */
+/* ---- no rtkit -------------------------------------------------------------------------------- */
 
 static void test_no_client_is_eperm_without_asking(void **state)
 {
@@ -434,34 +434,32 @@ static void test_no_daemon_is_eperm_without_asking(void **state)
 	}
 }
 
-/* ---- rtkit refuses -------------------------------------------------------------------------- */
+/* ---- rtkit refuses --------------------------------------------------------------------------- */
+
+/* rtkit answers `err`: the program gets EPERM, the budget is charged, and `then` follows */
+static void assert_rtkit_answer_leads_to(int err, const char *then)
+{
+	char want[512];
+	setup(NULL);
+	w.rtkit_err = err;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	snprintf(want, sizeof want, ASKED " spent(0,%d)%s settled", err, then);
+	assert_string_equal(w.effects, want);
+}
 
 static void test_rtkit_refusal_gets_the_nice_fallback(void **state)
 {
 	(void)state;
-	static const int errs[] = { -EPERM, -EBUSY };
-	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
-		setup(NULL);
-		w.rtkit_err = errs[i];
-		assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
-		char want[512];
-		snprintf(want, sizeof want, ASKED " spent(0,%d) nice(0,100) settled", errs[i]);
-		assert_string_equal(w.effects, want);
-	}
+	assert_rtkit_answer_leads_to(-EPERM, " nice(0,100)");
+	assert_rtkit_answer_leads_to(-EBUSY, " nice(0,100)");
 }
 
 static void test_rtkit_failing_gets_no_nice_fallback(void **state)
 {
 	(void)state;
 	static const int errs[] = { -ENOTCONN, -EINVAL, -ESRCH, -EIO, -ENOMEM };
-	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
-		setup(NULL);
-		w.rtkit_err = errs[i];
-		assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
-		char want[512];
-		snprintf(want, sizeof want, ASKED " spent(0,%d) settled", errs[i]);
-		assert_string_equal(w.effects, want);
-	}
+	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++)
+		assert_rtkit_answer_leads_to(errs[i], "");
 }
 
 static void test_nice_fallback_outcome_does_not_change_the_errno(void **state)
@@ -495,7 +493,7 @@ static void test_nice_fallback_always_never_asks_realtime(void **state)
 	assert_string_equal(w.effects, GATHERED " nice(0,100) settled");
 }
 
-/* ---- RLIMIT_RTTIME and the runaway guard ---------------------------------------------------- */
+/* ---- RLIMIT_RTTIME and the runaway guard ----------------------------------------------------- */
 
 static void test_rttime_unreadable_is_eperm_without_asking(void **state)
 {
@@ -553,7 +551,7 @@ static void test_other_process_gets_no_guard(void **state)
 				       GRANTED_RECORD);
 }
 
-/* ---- what needs no rtkit -------------------------------------------------------------------- */
+/* ---- what needs no rtkit --------------------------------------------------------------------- */
 
 static void test_flag_kept_when_the_thread_carries_it(void **state)
 {
@@ -622,7 +620,7 @@ static void test_not_a_realtime_request_is_eperm(void **state)
 	assert_string_equal(w.effects, "target pending read(100) flags settled");
 }
 
-/* ---- the budget ----------------------------------------------------------------------------- */
+/* ---- the budget ------------------------------------------------------------------------------ */
 
 static void test_held_back_after_a_refusal(void **state)
 {
@@ -665,7 +663,7 @@ static void test_flapping_raise_is_held(void **state)
 				       "spent(3,0) raised(100,10) " GRANTED_RECORD " settled");
 }
 
-/* ---- the target ----------------------------------------------------------------------------- */
+/* ---- the target ------------------------------------------------------------------------------ */
 
 static void test_unknown_target_is_eperm(void **state)
 {
@@ -694,7 +692,7 @@ static void test_another_thread_of_ours_is_not_marked_in_flight(void **state)
 				       GRANTED_RECORD);
 }
 
-/* ---- the four kinds of request ---------------------------------------------------------------- */
+/* ---- the four kinds of request --------------------------------------------------------------- */
 
 static void test_pthread_setschedparam_as_sched_setscheduler(void **state)
 {
