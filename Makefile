@@ -83,7 +83,8 @@ CLIENT_SRC := $(wildcard daemon-client/*.c) $(KERNEL_SRC)
 CORE_SRC   := $(wildcard core/*.c)
 OS_SRC     := $(wildcard os/*.c) $(KERNEL_SRC)
 SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(wildcard shim/*.c shim/*.S)
-SHIM_PURE  := $(CORE_SRC) $(OS_SRC) $(filter-out shim/hooks-% shim/init.c,$(wildcard shim/*.c shim/*.S))
+SHIM_PURE  := $(CORE_SRC) $(OS_SRC) \
+  $(filter-out shim/hooks-% shim/init.c,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
 PROBELIB_SRC := $(wildcard tests/probes/lib*.c)
@@ -207,7 +208,7 @@ $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ)
 $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ikernel -Ios -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
-	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
+	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(UNIT_LINKS_$*) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
 # (rtrun's unit tests #include the wrapper/*.c they test, rtrun's main() cannot be linked in:
 # their .d files name them.)
 

@@ -25,22 +25,23 @@ void rtshim_facts_init(struct rtshim_facts *f, const struct rtshim_config *cfg, 
 
 static struct rtshim_decision act(enum rtshim_action a)
 {
-	return (struct rtshim_decision){ .action = a, .shim_flag = -1 };
+	return (struct rtshim_decision){ .action = a, .flag_owner = RTSHIM_FLAG_UNTOUCHED };
 }
 
-static struct rtshim_decision done(int err, enum rtshim_why why, int why_err)
+static struct rtshim_decision done(int program_errno, enum rtshim_why why, int why_err)
 {
 	struct rtshim_decision d = act(RTSHIM_DONE);
-	d.err = err;
+	d.program_errno = program_errno;
 	d.why = why;
 	d.why_err = why_err;
 	return d;
 }
 
-static struct rtshim_decision succeeded(enum rtshim_why why, int shim_flag)
+/* shims_flag: the thread's flag is the shim's */
+static struct rtshim_decision succeeded(enum rtshim_why why, bool shims_flag)
 {
 	struct rtshim_decision d = done(0, why, 0);
-	d.shim_flag = shim_flag;
+	d.flag_owner = shims_flag ? RTSHIM_FLAG_SHIMS : RTSHIM_FLAG_PROGRAMS;
 	return d;
 }
 
@@ -72,16 +73,21 @@ int rtshim_direct_policy(const struct rtshim_config *c, bool has_policy, int pol
 	return p | flag;
 }
 
-int rtshim_direct_shim_flag(bool has_policy, int policy, int sent)
+enum rtshim_flag_owner rtshim_direct_flag_owner(bool has_policy, int policy, int sent)
 {
-	return has_policy ? (sent & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK) : -1;
+	if (!has_policy)
+		return RTSHIM_FLAG_UNTOUCHED;
+	return (sent & SCHED_RESET_ON_FORK) && !(policy & SCHED_RESET_ON_FORK) ? RTSHIM_FLAG_SHIMS
+									      : RTSHIM_FLAG_PROGRAMS;
 }
 
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *c, bool has_policy,
 					       int policy)
 {
-	return succeeded(RTSHIM_WHY_DIRECT,
-			 rtshim_direct_shim_flag(has_policy, policy, rtshim_direct_policy(c, has_policy, policy)));
+	struct rtshim_decision d = done(0, RTSHIM_WHY_DIRECT, 0);
+	d.flag_owner = rtshim_direct_flag_owner(has_policy, policy,
+						rtshim_direct_policy(c, has_policy, policy));
+	return d;
 }
 
 /* What the rules before rtkit found, for those that follow. */

@@ -1,6 +1,6 @@
 /* decide.h — the decision core: what to do with one scheduling request, as a pure function.
  *
- * The shim (shim/hooks-request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
+ * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
  * all run the same loop:
  *
  *	facts = the request, the configuration
@@ -100,7 +100,8 @@ struct rtshim_facts {
 };
 
 enum rtshim_action {
-	RTSHIM_CALL,               /* the real call with `policy` (the privileged path) */
+	RTSHIM_CALL,               /* the real call with `policy` (the privileged path): the first
+				    * step, and only while the facts hold no direct call */
 	RTSHIM_CALL_KEEPING_FLAG,  /* the real call again, with `policy` (SCHED_RESET_ON_FORK kept) */
 	RTSHIM_READ_LIMITS,        /* load the client, read rtkit's limits and RLIMIT_RTTIME */
 	RTSHIM_LOWER,              /* sched_setscheduler(tid, policy, prio): lower within the grant */
@@ -108,7 +109,7 @@ enum rtshim_action {
 				    * arm_guard), then ask rtkit for `prio` */
 	RTSHIM_ASK_NICE,           /* no realtime (`why`): ask rtkit for a nice level instead, then
 				    * return EPERM all the same (the last step, like DONE) */
-	RTSHIM_DONE,               /* return `err` (0 or the program's errno); `why` says why */
+	RTSHIM_DONE,               /* return `program_errno`; `why` says why */
 };
 
 /* What the program gets, and why (for the log and for rtrun). */
@@ -133,6 +134,15 @@ enum rtshim_why {
 	RTSHIM_WHY_REFUSED,         /* rtkit said no (why_err) */
 };
 
+/* Whose SCHED_RESET_ON_FORK a thread carries once a request succeeded, for its record: the
+ * readers (sched_getscheduler, pthread_getschedparam) hide the shim's, show the program's.
+ * UNTOUCHED is the one negative value (the privileged path tests its sign). */
+enum rtshim_flag_owner {
+	RTSHIM_FLAG_UNTOUCHED = -1, /* the request set no policy: the record stays as it is */
+	RTSHIM_FLAG_PROGRAMS = 0,   /* the program's own flag, or none */
+	RTSHIM_FLAG_SHIMS = 1,      /* the shim put it there (rtkit's grant, or kept for it) */
+};
+
 struct rtshim_decision {
 	enum rtshim_action action;
 	int policy;        /* CALL, CALL_KEEPING_FLAG, LOWER */
@@ -142,9 +152,10 @@ struct rtshim_decision {
 	rlim_t soft, hard; /* ASK_RTKIT: RLIMIT_RTTIME in force for the grant */
 	bool arm_guard;    /* ASK_RTKIT: the soft limit is the runaway guard's */
 	int budget_kind;   /* ASK_RTKIT */
-	int shim_flag;     /* DONE(0): the thread's SCHED_RESET_ON_FORK is the shim's doing (1),
-			    * the program's or absent (0), unchanged (-1) */
-	int err;           /* DONE: 0 or a positive errno */
+	enum rtshim_flag_owner flag_owner; /* DONE(0): whose the thread's flag is */
+	/* DONE: what the program gets, 0 or a positive errno (every other error in the core and
+	 * the shim is a negative errno, as why_err) */
+	int program_errno;
 	enum rtshim_why why;
 	int why_err;       /* negative errno behind `why`, or 0 */
 	int64_t wait_ms;   /* HELD, FLAPPING: how long it still holds */
@@ -161,16 +172,16 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
  * decision once that call succeeded.  The shim's privileged path uses them without building
  * the facts a refused request needs.  Pure. */
 int rtshim_direct_policy(const struct rtshim_config *cfg, bool has_policy, int policy);
-/* ... and that decision's shim_flag, given the policy sent */
-int rtshim_direct_shim_flag(bool has_policy, int policy, int sent);
+/* ... and that decision's flag_owner, given the policy sent */
+enum rtshim_flag_owner rtshim_direct_flag_owner(bool has_policy, int policy, int sent);
 struct rtshim_decision rtshim_direct_succeeded(const struct rtshim_config *cfg, bool has_policy,
 					       int policy);
 
 /* Both at once, for the shim's privileged path: inline, and the default configuration (no
  * RTSHIM_POLICY, no RTSHIM_RESET_ON_FORK: the request as it is) in two loads. */
 struct rtshim_direct {
-	int policy;    /* rtshim_direct_policy() */
-	int shim_flag; /* rtshim_direct_shim_flag() of it */
+	int policy;                        /* rtshim_direct_policy() */
+	enum rtshim_flag_owner flag_owner; /* rtshim_direct_flag_owner() of it */
 };
 static inline bool rtshim_direct_is_as_asked(const struct rtshim_config *cfg)
 {
@@ -178,7 +189,8 @@ static inline bool rtshim_direct_is_as_asked(const struct rtshim_config *cfg)
 }
 static inline struct rtshim_direct rtshim_direct_as_asked(bool has_policy, int policy)
 {
-	return (struct rtshim_direct){ has_policy ? policy : 0, has_policy ? 0 : -1 };
+	return (struct rtshim_direct){ has_policy ? policy : 0,
+				       has_policy ? RTSHIM_FLAG_PROGRAMS : RTSHIM_FLAG_UNTOUCHED };
 }
 static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg, bool has_policy,
 						 int policy)
@@ -186,7 +198,7 @@ static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg
 	if (rtshim_direct_is_as_asked(cfg))
 		return rtshim_direct_as_asked(has_policy, policy);
 	int sent = rtshim_direct_policy(cfg, has_policy, policy);
-	return (struct rtshim_direct){ sent, rtshim_direct_shim_flag(has_policy, policy, sent) };
+	return (struct rtshim_direct){ sent, rtshim_direct_flag_owner(has_policy, policy, sent) };
 }
 
 /* Rule 8: the same raise (thread, priority) as the one granted a moment ago, still held for

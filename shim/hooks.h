@@ -1,7 +1,9 @@
-/* hooks.h — shared by the files that export interposers (hooks-*.c) and the constructor
- * (init.c): what each of them offers the others, and what they all use (the prologue: enter.h;
- * the next definitions: real.h; the configuration: settings.h; the thread records: thread.h;
- * the target of a request: target.h).  Nothing here is used by unit tests or rtrun. */
+/* hooks.h — shared by the files that export interposers (hooks-*.c), the constructor (init.c)
+ * and the request path (request.c): what each of them offers the others, and what they all use
+ * (the prologue: enter.h; the next definitions: real.h; the configuration: settings.h; the
+ * thread records: thread.h; the target of a request: target.h; the request: request.h).
+ * Nothing here is used by rtrun, nor by unit tests but for test-request.c's stand-ins for what
+ * request.c names. */
 #ifndef RTSHIM_HOOKS_H
 #define RTSHIM_HOOKS_H
 
@@ -18,6 +20,7 @@
 #include "settings.h"
 #include "target.h"
 #include "thread.h"
+#include "request.h"
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 
@@ -42,38 +45,5 @@ void rtshim_resolve_rlimit(void);
 void rtshim_resolve_exec(void);
 /* init.c: resolve and load, in the creating thread, all that a new thread's promotion needs. */
 void rtshim_prepare_for_new_thread(int prio);
-
-/* ---- hooks-request.c ---------------------------------------------------------------------- */
-
-enum rtshim_req_kind {
-	RTSHIM_REQ_SCHED_SETSCHEDULER,
-	RTSHIM_REQ_SCHED_SETPARAM,
-	RTSHIM_REQ_PTHREAD_SETSCHEDPARAM,
-	RTSHIM_REQ_PTHREAD_SETSCHEDPRIO,
-};
-
-struct rtshim_req {
-	enum rtshim_req_kind kind;
-	pid_t pid;                       /* sched_* */
-	pthread_t thread;                /* pthread_* */
-	int policy;                      /* sched_setscheduler, pthread_setschedparam */
-	const struct sched_param *param; /* as the program passed it (or the prio, wrapped) */
-	bool creating;                   /* from pthread_create (wording of the logs) */
-	bool inherited;                  /* RTSHIM_INHERIT: the priority is the creator's, rtkit's */
-};
-
-/* One request, decided by core/decide.c and carried out.  0 or a positive errno: exactly the
- * unshimmed call's error when the shim could not do better. */
-int rtshim_request(const struct rtshim_req *r);
-
-/* ---- hooks-nice.c ------------------------------------------------------------------------- */
-
-/* RTSHIM_NICE_FALLBACK: realtime could not be had for thread `tid` of process `pid` (0: this
- * one); ask rtkit for MinNiceLevel instead.  0 done or already there, 1 not asked (an RT
- * thread), or rtkit's negative errno.  Logs at info what it did. */
-struct rtshim_client_v1;
-struct rtkit_limits;
-int rtshim_nice_instead(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
-			pid_t pid, pid_t tid);
 
 #endif

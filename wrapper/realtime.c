@@ -122,7 +122,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 	res->how = d.why == RTSHIM_WHY_DIRECT ? "directly"
 		   : d.why == RTSHIM_WHY_GRANTED ? "through rtkit"
 						 : rtshim_why_text(d.why);
-	return -d.err;
+	return -d.program_errno;
 }
 
 const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size)
@@ -130,7 +130,7 @@ const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, si
 	if (res->d.why == RTSHIM_WHY_NO_CLIENT)
 		snprintf(buf, size, "the daemon client cannot be loaded: %s", rtrun_client_error());
 	else if (res->d.why == RTSHIM_WHY_DIRECT)
-		snprintf(buf, size, "sched_setscheduler: %s", strerror(res->d.err));
+		snprintf(buf, size, "sched_setscheduler: %s", strerror(res->d.program_errno));
 	else
 		rtshim_why_format(buf, size, &res->d, rtrun_client() ? rtrun_rtkit_strerror : NULL);
 	return buf;

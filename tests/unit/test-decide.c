@@ -57,15 +57,15 @@ static void test_privileged_path_is_exactly_the_call(void **state)
 	f.direct.done = true;
 	d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, 0);
+	assert_int_equal(d.program_errno, 0);
 	assert_int_equal(d.why, RTSHIM_WHY_DIRECT);
-	assert_int_equal(d.shim_flag, 0);
+	assert_int_equal(d.flag_owner, RTSHIM_FLAG_PROGRAMS);
 
 	/* the program's own flag is the program's */
 	rtshim_facts_init(&f, &cfg, true, RR | FLAG, 5);
 	assert_int_equal(rtshim_decide(&f).policy, RR | FLAG);
 	f.direct.done = true;
-	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+	assert_int_equal(rtshim_decide(&f).flag_owner, RTSHIM_FLAG_PROGRAMS);
 
 	/* a priority alone never gets a policy */
 	rtshim_facts_init(&f, &cfg, false, 0, 5);
@@ -82,7 +82,8 @@ static void test_privileged_opt_ins(void **state)
 	rtshim_facts_init(&f, &cfg, true, FIFO, 20);
 	assert_int_equal(rtshim_decide(&f).policy, FIFO | FLAG);
 	f.direct.done = true;
-	assert_int_equal(rtshim_decide(&f).shim_flag, 1); /* readers mask what the shim added */
+	/* readers mask what the shim added */
+	assert_int_equal(rtshim_decide(&f).flag_owner, RTSHIM_FLAG_SHIMS);
 
 	/* the flag is never added to a non-RT policy */
 	rtshim_facts_init(&f, &cfg, true, OTHER, 0);
@@ -118,15 +119,18 @@ static void test_privileged_shortcut_decides_as_the_core(void **state)
 				core = rtshim_decide(&f);
 				struct rtshim_decision cut = rtshim_direct_succeeded(&cfg, has, policies[i]);
 				assert_int_equal(cut.action, core.action);
-				assert_int_equal(cut.err, core.err);
+				assert_int_equal(cut.program_errno, core.program_errno);
 				assert_int_equal(cut.why, core.why);
-				assert_int_equal(cut.shim_flag, core.shim_flag);
-				assert_int_equal(rtshim_direct_shim_flag(has, policies[i],
-									 rtshim_direct_policy(&cfg, has, policies[i])),
-						 core.shim_flag);
+				assert_int_equal(cut.flag_owner, core.flag_owner);
+				assert_int_equal(rtshim_direct_flag_owner(has, policies[i],
+									  rtshim_direct_policy(&cfg, has, policies[i])),
+						 core.flag_owner);
+				/* a priority alone leaves the thread's record as it is */
+				if (!has)
+					assert_int_equal(core.flag_owner, RTSHIM_FLAG_UNTOUCHED);
 				struct rtshim_direct both = rtshim_direct(&cfg, has, policies[i]);
 				assert_int_equal(both.policy, rtshim_direct_policy(&cfg, has, policies[i]));
-				assert_int_equal(both.shim_flag, core.shim_flag);
+				assert_int_equal(both.flag_owner, core.flag_owner);
 			}
 		}
 	}
@@ -142,7 +146,7 @@ static void test_other_errors_are_the_kernels(void **state)
 		f.direct.err = -errs[i];
 		struct rtshim_decision d = rtshim_decide(&f);
 		assert_int_equal(d.action, RTSHIM_DONE);
-		assert_int_equal(d.err, errs[i]);
+		assert_int_equal(d.program_errno, errs[i]);
 	}
 }
 
@@ -154,7 +158,7 @@ static void test_only_our_users_threads(void **state)
 	f.target = RTSHIM_TARGET_UNKNOWN;
 	struct rtshim_decision d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 	assert_int_equal(d.why, RTSHIM_WHY_NOT_OURS);
 }
 
@@ -173,14 +177,14 @@ static void test_drops_keep_the_flag(void **state)
 	f.keeping_flag = (struct rtshim_step){ true, 0 };
 	d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, 0);
+	assert_int_equal(d.program_errno, 0);
 	assert_int_equal(d.why, RTSHIM_WHY_KEPT_FLAG);
-	assert_int_equal(d.shim_flag, 1);
+	assert_int_equal(d.flag_owner, RTSHIM_FLAG_SHIMS);
 
 	/* refused even with the flag: a drop is no realtime request */
 	f.keeping_flag.err = -EPERM;
 	d = rtshim_decide(&f);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 	assert_int_equal(d.why, RTSHIM_WHY_NOT_RT);
 
 	/* a thread without the flag is not retried */
@@ -211,10 +215,10 @@ static void test_priority_alone_asks_rt_only_on_rt_threads(void **state)
 	assert_int_equal(d.budget_kind, RTSHIM_BUDGET_RAISE);
 	f.rtkit.done = true;
 	d = rtshim_decide(&f);
-	assert_int_equal(d.shim_flag, 1);
+	assert_int_equal(d.flag_owner, RTSHIM_FLAG_SHIMS);
 	/* the program's own flag stays the program's */
 	f.shim_flag = false;
-	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+	assert_int_equal(rtshim_decide(&f).flag_owner, RTSHIM_FLAG_PROGRAMS);
 }
 
 /* Rule 4 */
@@ -227,7 +231,7 @@ static void test_limits_are_read_only_for_rt_requests(void **state)
 
 	f.limits = (struct rtshim_step){ true, -ELIBACC };
 	struct rtshim_decision d = rtshim_decide(&f);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 	assert_int_equal(d.why, RTSHIM_WHY_NO_CLIENT);
 
 	f.limits.err = -ETIMEDOUT;
@@ -254,9 +258,9 @@ static void test_grant_with_bounded_rttime_and_guard(void **state)
 	f.rtkit.done = true;
 	d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, 0);
+	assert_int_equal(d.program_errno, 0);
 	assert_int_equal(d.why, RTSHIM_WHY_GRANTED);
-	assert_int_equal(d.shim_flag, 1); /* rtkit's flag, not the program's */
+	assert_int_equal(d.flag_owner, RTSHIM_FLAG_SHIMS); /* rtkit's flag, not the program's */
 
 	/* arming failed: the kernel's behaviour, soft = hard */
 	f = refused(RR, 10);
@@ -305,7 +309,7 @@ static void test_rttime_that_cannot_be_had(void **state)
 	struct rtshim_facts f = refused(RR, 10);
 	f.rttime_hard = 0;
 	struct rtshim_decision d = rtshim_decide(&f);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 	assert_int_equal(d.why, RTSHIM_WHY_RTTIME_ZERO);
 
 	f = refused(RR, 10);
@@ -356,7 +360,7 @@ static void test_strict_refuses_another_priority(void **state)
 	cfg.strict = true;
 	struct rtshim_decision d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 	assert_int_equal(d.why, RTSHIM_WHY_STRICT);
 	f.prio = 20;
 	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
@@ -376,13 +380,13 @@ static void test_already_rt_spends_no_budget(void **state)
 	f.keeping_flag = (struct rtshim_step){ true, -EPERM }; /* a change of policy */
 	d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_DONE);
-	assert_int_equal(d.err, 0);
+	assert_int_equal(d.program_errno, 0);
 	assert_int_equal(d.why, RTSHIM_WHY_ALREADY);
-	assert_int_equal(d.shim_flag, 1);
+	assert_int_equal(d.flag_owner, RTSHIM_FLAG_SHIMS);
 	assert_true(d.prio_changed);
 	/* the program asked for the flag itself: it stays visible */
 	f.policy = FIFO | FLAG;
-	assert_int_equal(rtshim_decide(&f).shim_flag, 0);
+	assert_int_equal(rtshim_decide(&f).flag_owner, RTSHIM_FLAG_PROGRAMS);
 }
 
 /* Rule 7 */
@@ -402,7 +406,7 @@ static void test_lowering_within_the_grant(void **state)
 	f.lowered = (struct rtshim_step){ true, 0 };
 	d = rtshim_decide(&f);
 	assert_int_equal(d.why, RTSHIM_WHY_LOWERED);
-	assert_int_equal(d.err, 0);
+	assert_int_equal(d.program_errno, 0);
 	/* lowering refused (never seen): rtkit is asked */
 	f.lowered.err = -EPERM;
 	d = rtshim_decide(&f);
@@ -419,7 +423,7 @@ static void test_nice_fallback(void **state)
 	struct rtshim_decision d = rtshim_decide(&f);
 	assert_int_equal(d.action, RTSHIM_ASK_NICE);
 	assert_int_equal(d.why, RTSHIM_WHY_NICE_ONLY);
-	assert_int_equal(d.err, EPERM);
+	assert_int_equal(d.program_errno, EPERM);
 
 	/* refused: nice by default, not with RTSHIM_NICE_FALLBACK=off */
 	int refusals[] = { -EPERM, -EBUSY };
@@ -433,7 +437,7 @@ static void test_nice_fallback(void **state)
 		cfg.nice_fallback = RTSHIM_NICE_OFF;
 		d = rtshim_decide(&f);
 		assert_int_equal(d.action, RTSHIM_DONE);
-		assert_int_equal(d.err, EPERM);
+		assert_int_equal(d.program_errno, EPERM);
 	}
 	/* no answer is no refusal: no nice level either */
 	f = refused(RR, 10);

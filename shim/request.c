@@ -1,4 +1,4 @@
-/* hooks-request.c — one scheduling request, from the interposer to rtkit's D-Bus message.
+/* request.c — one scheduling request, from the interposer to rtkit's D-Bus message.
  *
  * Every sched_* and pthread_* interposer builds a struct rtshim_req and calls rtshim_request(),
  * which reads top to bottom:
@@ -11,6 +11,8 @@
  *      the runaway guard) and writes down what happened, until the decision is final;
  *   4. the thread's record (readers mask the SCHED_RESET_ON_FORK the shim put there) and one
  *      log line for the outcome.
+ * The loop's effects go through a table of operations (request.h): `production` below, a unit
+ * test's fakes in tests/unit/test-request.c.  The privileged path calls directly.
  * Errors inside are negative errnos; the program gets the positive errno of the decision. */
 #include <errno.h>
 #include <pthread.h>
@@ -23,11 +25,16 @@
 #include "budget.h"
 #include "client-loader.h"
 #include "decide.h"
-#include "hooks.h"
 #include "log.h"
+#include "nice.h"
 #include "own-stack.h"
 #include "prio.h"
+#include "request.h"
+#include "real.h"
 #include "runaway.h"
+#include "settings.h"
+#include "target.h"
+#include "thread.h"
 #include "trace.h"
 
 /* The real call with `policy` in place of the program's (the privileged path and its retry). */
@@ -79,17 +86,23 @@ static void traced_prio(const struct rtshim_req *r, char *buf, size_t size)
 	rtshim_format(buf, size, "%d", p.sched_priority);
 }
 
-/* The thread a request is about, once the kernel said EPERM. */
-struct target {
-	enum rtshim_target where;
-	pid_t tid;
-	pid_t pid;                   /* its process for rtkit and prlimit: 0 = this one */
-	struct rtshim_thread *self;  /* where == SELF: the caller's record */
-};
+/* ---- the shim's own operations (struct rtshim_request_ops) ------------------------------- */
 
-static void find_target(const struct rtshim_req *r, struct target *t)
+static int read_sched(pid_t tid, int *policy, int *prio)
 {
-	*t = (struct target){ .where = RTSHIM_TARGET_UNKNOWN };
+	struct sched_param p;
+	int pol = rtshim_real_sched_getscheduler()(tid);
+	if (pol < 0 || sched_getparam(tid, &p) < 0)
+		return -errno;
+	*policy = pol;
+	*prio = p.sched_priority;
+	return 0;
+}
+
+/* The thread a request is about, once the kernel said EPERM. */
+static void find_target(const struct rtshim_req *r, struct rtshim_request_target *t)
+{
+	*t = (struct rtshim_request_target){ .where = RTSHIM_TARGET_UNKNOWN };
 	if (rtshim_borrowed_memory())
 		return; /* a vfork child: the parent's state is not ours to use */
 	if (about_pthread(r)) {
@@ -106,21 +119,9 @@ static void find_target(const struct rtshim_req *r, struct target *t)
 	}
 }
 
-/* The facts about the target: the kernel's view of it and whether the shim flagged it. */
-static void gather_target(const struct rtshim_req *r, const struct target *t, struct rtshim_facts *f)
+/* The RTSHIM_TF_* flags of the target's record: whether the shim flagged it. */
+static int thread_flags(const struct rtshim_req *r, const struct rtshim_request_target *t)
 {
-	struct sched_param p;
-	f->target = t->where;
-	f->tid = t->tid;
-	if (t->where == RTSHIM_TARGET_UNKNOWN)
-		return;
-	int policy = rtshim_real_sched_getscheduler()(t->tid);
-	if (policy < 0 || sched_getparam(t->tid, &p) < 0) {
-		f->target = RTSHIM_TARGET_UNKNOWN; /* gone meanwhile */
-		return;
-	}
-	f->cur_policy = policy;
-	f->cur_prio = p.sched_priority;
 	int flags = 0;
 	if (t->self)
 		flags = __atomic_load_n(&t->self->flags, __ATOMIC_RELAXED);
@@ -128,77 +129,12 @@ static void gather_target(const struct rtshim_req *r, const struct target *t, st
 		rtshim_registry_by_handle(r->thread, NULL, &flags);
 	else
 		rtshim_registry_by_tid(t->tid, &flags);
-	f->shim_flag = flags & RTSHIM_TF_FLAG_ADDED;
-	/* the guard's SIGXCPU handler lives in this process */
-	f->guard_possible = t->pid == 0;
+	return flags;
 }
 
-/* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
-static const struct rtshim_client_v1 *read_limits(const struct target *t, struct rtshim_facts *f)
+static void update_flags(const struct rtshim_req *r, const struct rtshim_request_target *t, int set,
+			 int clear)
 {
-	const struct rtshim_client_v1 *client = rtshim_client_get(f->cfg->timeout_ms);
-	struct rlimit rl;
-	f->limits.done = true;
-	f->limits.err = client ? client->get_limits(&f->lim) : -ELIBACC;
-	if (prlimit(t->pid, RLIMIT_RTTIME, NULL, &rl) < 0) {
-		f->rttime_err = -errno;
-	} else {
-		f->rttime_soft = rl.rlim_cur;
-		f->rttime_hard = rl.rlim_max;
-	}
-	rtshim_budget_facts(f);
-	return client;
-}
-
-/* Did rtkit make the thread realtime at `prio` after all (its answer came too late)? */
-static bool granted_late(pid_t tid, int prio)
-{
-	struct sched_param p;
-	int policy = rtshim_real_sched_getscheduler()(tid);
-	return policy >= 0 && rtshim_is_rt(policy) && sched_getparam(tid, &p) == 0 &&
-	       p.sched_priority == prio;
-}
-
-/* RLIMIT_RTTIME and the guard as decided, then rtkit. */
-static void ask_rtkit(const struct rtshim_client_v1 *client, const struct target *t,
-		      const struct rtshim_decision *d, struct rtshim_facts *f)
-{
-	if (d->arm_guard && rtshim_runaway_arm(d->soft) < 0) {
-		f->guard_failed = true; /* decided again without it */
-		return;
-	}
-	if (d->set_rttime) {
-		struct rlimit rl = { .rlim_cur = d->soft, .rlim_max = d->hard };
-		f->rttime_set.done = true;
-		f->rttime_set.err = prlimit(t->pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
-		if (f->rttime_set.err)
-			return;
-	}
-	f->rtkit.done = true;
-	f->rtkit.err = client->make_realtime(t->pid, t->tid, d->prio);
-	if (f->rtkit.err == -ETIMEDOUT && granted_late(t->tid, d->prio))
-		f->rtkit.err = 0; /* rtkit answered after our timeout: the kernel has the grant */
-	rtshim_budget_record(d->budget_kind, f->rtkit.err);
-	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
-		rtshim_budget_raise_granted(t->tid, d->prio);
-}
-
-/* The thread's record after a success: who put SCHED_RESET_ON_FORK there, whether rtkit made
- * it realtime (RTSHIM_INHERIT), and, for a request with a policy, whether the program asked
- * SCHED_FIFO and has rtkit's SCHED_RR (the readers report what it asked). */
-static void record_flags(const struct rtshim_req *r, const struct target *t, int shim_flag,
-			 bool granted, bool fifo_as_rr)
-{
-	if (shim_flag < 0)
-		return;
-	int set = shim_flag ? RTSHIM_TF_FLAG_ADDED : 0;
-	int clear = shim_flag ? 0 : RTSHIM_TF_FLAG_ADDED;
-	if (granted)
-		set |= RTSHIM_TF_GRANTED;
-	if (fifo_as_rr)
-		set |= RTSHIM_TF_ASKED_FIFO;
-	else if (has_policy(r))
-		clear |= RTSHIM_TF_ASKED_FIFO;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);
@@ -210,70 +146,205 @@ static void record_flags(const struct rtshim_req *r, const struct target *t, int
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
 }
 
-static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r, int shim_flag)
+static void in_flight(struct rtshim_thread *self, bool begin)
 {
-	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	record_flags(r, &t, shim_flag, false, false);
+	if (begin)
+		rtshim_registry_pending_begin(self);
+	else
+		rtshim_registry_pending_end(self);
+}
+
+static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
+{
+	struct rlimit rl;
+	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
+		return -errno;
+	*soft = rl.rlim_cur;
+	*hard = rl.rlim_max;
+	return 0;
+}
+
+static int set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
+{
+	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
+	return prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
+}
+
+static int lower(pid_t tid, int policy, int prio)
+{
+	struct sched_param p = { .sched_priority = prio };
+	return rtshim_real_sched_setscheduler()(tid, policy, &p) < 0 ? -errno : 0;
+}
+
+static const struct rtshim_request_ops production = {
+	.real_call = real_call,
+	.read_sched = read_sched,
+	.find_target = find_target,
+	.thread_flags = thread_flags,
+	.update_flags = update_flags,
+	.in_flight = in_flight,
+	.client = rtshim_client_get,
+	.get_rttime = get_rttime,
+	.set_rttime = set_rttime,
+	.arm_guard = rtshim_runaway_arm,
+	.lower = lower,
+	.nice_instead = rtshim_nice_instead,
+	.budget_facts = rtshim_budget_facts,
+	.budget_record = rtshim_budget_record,
+	.budget_raise_granted = rtshim_budget_raise_granted,
+};
+
+/* ---- the decide-and-do loop -------------------------------------------------------------- */
+
+/* The facts about the target: the kernel's view of it and whether the shim flagged it. */
+static void gather_target(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
+			  const struct rtshim_request_target *t, struct rtshim_facts *f)
+{
+	f->target = t->where;
+	f->tid = t->tid;
+	if (t->where == RTSHIM_TARGET_UNKNOWN)
+		return;
+	if (ops->read_sched(t->tid, &f->cur_policy, &f->cur_prio) < 0) {
+		f->target = RTSHIM_TARGET_UNKNOWN; /* gone meanwhile */
+		return;
+	}
+	f->shim_flag = ops->thread_flags(r, t) & RTSHIM_TF_FLAG_ADDED;
+	/* the guard's SIGXCPU handler lives in this process */
+	f->guard_possible = t->pid == 0;
+}
+
+/* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
+static const struct rtshim_client_v1 *read_limits(const struct rtshim_request_ops *ops,
+						  const struct rtshim_request_target *t,
+						  struct rtshim_facts *f)
+{
+	const struct rtshim_client_v1 *client = ops->client(f->cfg->timeout_ms);
+	f->limits.done = true;
+	f->limits.err = client ? client->get_limits(&f->lim) : -ELIBACC;
+	f->rttime_err = ops->get_rttime(t->pid, &f->rttime_soft, &f->rttime_hard);
+	ops->budget_facts(f);
+	return client;
+}
+
+/* Did rtkit make the thread realtime at `prio` after all (its answer came too late)? */
+static bool granted_late(const struct rtshim_request_ops *ops, pid_t tid, int prio)
+{
+	int policy, now;
+	return ops->read_sched(tid, &policy, &now) == 0 && rtshim_is_rt(policy) && now == prio;
+}
+
+/* RLIMIT_RTTIME and the guard as decided, then rtkit. */
+static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_client_v1 *client,
+		      const struct rtshim_request_target *t, const struct rtshim_decision *d,
+		      struct rtshim_facts *f)
+{
+	if (d->arm_guard && ops->arm_guard(d->soft) < 0) {
+		f->guard_failed = true; /* decided again without it */
+		return;
+	}
+	if (d->set_rttime) {
+		f->rttime_set.done = true;
+		f->rttime_set.err = ops->set_rttime(t->pid, d->soft, d->hard);
+		if (f->rttime_set.err)
+			return;
+	}
+	f->rtkit.done = true;
+	f->rtkit.err = client->make_realtime(t->pid, t->tid, d->prio);
+	if (f->rtkit.err == -ETIMEDOUT && granted_late(ops, t->tid, d->prio))
+		f->rtkit.err = 0; /* rtkit answered after our timeout: the kernel has the grant */
+	ops->budget_record(d->budget_kind, f->rtkit.err);
+	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
+		ops->budget_raise_granted(t->tid, d->prio);
+}
+
+/* The RTSHIM_TF_* flags to set and clear after a success: who put SCHED_RESET_ON_FORK there,
+ * whether rtkit made it realtime (RTSHIM_INHERIT), and, for a request with a policy, whether
+ * the program asked SCHED_FIFO and has rtkit's SCHED_RR (the readers report what it asked).
+ * false: nothing to write (the flag not in play). */
+static bool flag_changes(const struct rtshim_req *r, enum rtshim_flag_owner owner, bool granted,
+			 bool fifo_as_rr, int *set, int *clear)
+{
+	if (owner == RTSHIM_FLAG_UNTOUCHED)
+		return false;
+	bool shims = owner == RTSHIM_FLAG_SHIMS;
+	*set = shims ? RTSHIM_TF_FLAG_ADDED : 0;
+	*clear = shims ? 0 : RTSHIM_TF_FLAG_ADDED;
+	if (granted)
+		*set |= RTSHIM_TF_GRANTED;
+	if (fifo_as_rr)
+		*set |= RTSHIM_TF_ASKED_FIFO;
+	else if (has_policy(r))
+		*clear |= RTSHIM_TF_ASKED_FIFO;
+	return true;
+}
+
+static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r,
+							 enum rtshim_flag_owner owner)
+{
+	struct rtshim_request_target t = { .where = RTSHIM_TARGET_UNKNOWN };
+	int set, clear;
+	if (flag_changes(r, owner, false, false, &set, &clear))
+		update_flags(r, &t, set, clear);
 }
 
 /* The privileged path's record.  The caller's own thread with the flag not in play and no
  * record that says otherwise (the common case: root's threads) has nothing to write. */
-static inline void record_direct(const struct rtshim_req *r, int shim_flag)
+static inline void record_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
-	if (shim_flag < 0)
+	if (owner < RTSHIM_FLAG_PROGRAMS) /* UNTOUCHED, by its sign: 1 instruction less than == */
 		return;
 	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
-	if (shim_flag == 0 && caller &&
+	if (owner == RTSHIM_FLAG_PROGRAMS && caller &&
 	    rtshim_self_has_nothing_to_clear(RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO))
 		return;
-	record_direct_flags(r, shim_flag);
+	record_direct_flags(r, owner);
 }
 
-static void record(const struct rtshim_req *r, const struct target *t,
-		   const struct rtshim_decision *d)
+static void record(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
+		   const struct rtshim_request_target *t, const struct rtshim_decision *d)
 {
+	int policy = 0, prio, set, clear;
 	bool fifo_as_rr = has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
-			  t->tid > 0 &&
-			  (rtshim_real_sched_getscheduler()(t->tid) & ~SCHED_RESET_ON_FORK) == SCHED_RR;
-	record_flags(r, t, d->shim_flag, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr);
+			  t->tid > 0 && ops->read_sched(t->tid, &policy, &prio) == 0 &&
+			  (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+	if (flag_changes(r, d->flag_owner, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear))
+		ops->update_flags(r, t, set, clear);
 }
 
 /* ---- what the program is told ------------------------------------------------------------ */
 
-static const char *what_the_program_gets(const struct rtshim_req *r)
+static const char *what_the_program_gets(const struct rtshim_req *r,
+					 const struct rtshim_config *cfg)
 {
 	if (!r->creating)
 		return "the call fails with EPERM as it would without rtshim";
-	return rtshim_cfg()->strict ? "pthread_create fails with EPERM (RTSHIM_STRICT=1)"
-				    : "the thread runs SCHED_OTHER";
+	return cfg->strict ? "pthread_create fails with EPERM (RTSHIM_STRICT=1)"
+			   : "the thread runs SCHED_OTHER";
 }
 
 static __attribute__((noinline, cold)) void log_granted_directly(const struct rtshim_req *r,
-								int shim_flag)
+								enum rtshim_flag_owner owner)
 {
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → granted directly%s",
 		   (int)gettid(), rtshim_policy_name(r->policy), asked_prio(r),
-		   shim_flag == 1 ? " with SCHED_RESET_ON_FORK" : "");
+		   owner == RTSHIM_FLAG_SHIMS ? " with SCHED_RESET_ON_FORK" : "");
 }
 
 /* The kernel granted the call as made (the privileged path). */
-static inline void report_direct(const struct rtshim_req *r, int shim_flag)
+static inline void report_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
 	/* the log level first: its arguments would cost the privileged path a gettid(), and
 	 * the call itself out of line: its frame costs it more than the test */
 	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
-		log_granted_directly(r, shim_flag);
+		log_granted_directly(r, owner);
 }
 
-static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
-		   const struct rtshim_decision *d, const struct rtshim_client_v1 *client,
-		   int nice_got)
+/* What the slow path came to.  The kernel's own answer to the direct call (RTSHIM_WHY_DIRECT:
+ * not EPERM) is not the shim's to report. */
+static void report(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
+		   const struct rtshim_facts *f, const struct rtshim_decision *d,
+		   const struct rtshim_client_v1 *client, bool nice_got)
 {
-	if (d->why == RTSHIM_WHY_DIRECT) {
-		if (d->err == 0)
-			report_direct(r, d->shim_flag);
-		return;
-	}
 	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
 	char why[160];
@@ -301,11 +372,10 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 			rtshim_format(rt, sizeof rt, "%llu/%llu", (unsigned long long)d->soft,
 				      (unsigned long long)d->hard);
 		/* what the kernel says now (rtkit chose the policy) */
-		struct sched_param p = { .sched_priority = d->prio };
-		int pol = rtshim_real_sched_getscheduler()(f->tid);
-		sched_getparam(f->tid, &p);
+		int pol = -1, now = d->prio;
+		ops->read_sched(f->tid, &pol, &now);
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → rtkit %s/%d%s, RLIMIT_RTTIME %s",
-			   tid, asked, prio, rtshim_policy_name(pol), p.sched_priority,
+			   tid, asked, prio, rtshim_policy_name(pol), now,
 			   !d->prio_changed ? ""
 			   : f->cfg->prio_map == RTSHIM_PRIO_CLAMP || f->inherited ? " (clamped)"
 										  : " (mapped)",
@@ -324,8 +394,8 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 	}
 	/* No realtime: one warning per distinct cause, the consequence and where to look. */
 	rtshim_why_format(why, sizeof why, d, client ? client->strerror : NULL);
-	const char *gets = what_the_program_gets(r);
-	const char *nice = nice_got > 0 ? ", with a nice level from rtkit instead" : "";
+	const char *gets = what_the_program_gets(r, f->cfg);
+	const char *nice = nice_got ? ", with a nice level from rtkit instead" : "";
 	int key = (int)d->why * 256 - d->why_err;
 	if (d->why == RTSHIM_WHY_NO_DAEMON)
 		rtshim_log_once(RTSHIM_LOG_WARN, key, "cannot reach rtkit (%s): %s%s (rtrun --check tells more)",
@@ -340,7 +410,7 @@ static void report(const struct rtshim_req *r, const struct rtshim_facts *f,
 		rtshim_log_once(RTSHIM_LOG_WARN, key, "no realtime for %s/%d: %s; %s%s (rtrun --check tells more)",
 				asked, prio, why, gets, nice);
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → no realtime: %s%s", tid, asked,
-		   prio, why, nice_got > 0 ? "; nice level from rtkit instead" : "");
+		   prio, why, nice_got ? "; nice level from rtkit instead" : "");
 }
 
 /* ---- the request ------------------------------------------------------------------------- */
@@ -377,95 +447,78 @@ static bool trace_begin(const struct rtshim_req *r, const struct rtshim_stack *s
 /* The direct call said EPERM: the slow path from here on.  A cancellation point inside it
  * (poll, in the client) must not end the thread halfway through; pending cancellation is
  * acted upon at the program's next cancellation point. */
-static void begin_slow_path(const struct rtshim_req *r, struct target *t, struct rtshim_facts *f,
-			    int *cancel_state)
+static void begin_slow_path(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
+			    struct rtshim_request_target *t, struct rtshim_facts *f, int *cancel_state)
 {
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, cancel_state);
-	find_target(r, t);
+	ops->find_target(r, t);
 	/* a reader of this thread's policy elsewhere waits for the outcome instead of reading the
 	 * SCHED_OTHER of the moment before (jconvolver after jack_activate) */
 	if (t->self)
-		rtshim_registry_pending_begin(t->self);
-	gather_target(r, t, f);
+		ops->in_flight(t->self, true);
+	gather_target(ops, r, t, f);
 }
 
-/* The facts once the first call was made: its error, the priority the kernel read (an unmapped
- * param is the kernel's EFAULT, never read here), and on EPERM the slow path's facts. */
-static void direct_call_made(const struct rtshim_req *r, int err, struct target *t,
-			     struct rtshim_facts *f, int *cancel_state)
+/* The decide-and-do loop (on the shim's own stack: own-stack.h).  The core's first step is
+ * always RTSHIM_CALL (decide.h: while the facts hold no direct call): the privileged path made
+ * it, its answer is written down; every other step is carried out here. */
+int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rtshim_config *cfg,
+			   const struct rtshim_req *r, int direct, pid_t *granted)
 {
-	f->direct.done = true;
-	f->direct.err = err;
-	if (err == 0 || err == -EPERM)
-		f->prio = asked_prio(r);
-	if (err == -EPERM)
-		begin_slow_path(r, t, f, cancel_state);
-}
-
-/* Past the privileged path: the request and the real call's refusal. */
-struct slow_request {
-	const struct rtshim_req *r;
-	const struct rtshim_trace *tr;
-	int direct;
-	pid_t *granted; /* the thread rtkit made realtime (the guard is told after: runaway.c) */
-};
-
-/* The decide-and-do loop, on the shim's own stack (own-stack.h). */
-static int slow_path(void *arg)
-{
-	const struct slow_request *s = arg;
-	const struct rtshim_req *r = s->r;
-	const struct rtshim_config *cfg = rtshim_cfg();
-	struct target t = { .where = RTSHIM_TARGET_UNKNOWN };
+	struct rtshim_request_target t = { .where = RTSHIM_TARGET_UNKNOWN };
 	struct rtshim_decision d;
 	struct rtshim_facts f;
 	const struct rtshim_client_v1 *client = NULL;
-	int cancel_state = -1, nice_got = 0;
+	int cancel_state = -1;
+	bool nice_got = false;
 
 	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
-	direct_call_made(r, s->direct, &t, &f, &cancel_state);
 	for (;;) {
 		d = rtshim_decide(&f);
 		switch (d.action) {
-		case RTSHIM_CALL: /* made above; here only if the core ever asks for it again */
-			direct_call_made(r, real_call(r, d.policy), &t, &f, &cancel_state);
+		case RTSHIM_CALL:
+			f.direct.done = true;
+			f.direct.err = direct;
+			/* the priority the kernel read (an unmapped param is the kernel's EFAULT,
+			 * never read here) */
+			if (direct == -EPERM) {
+				f.prio = asked_prio(r);
+				begin_slow_path(ops, r, &t, &f, &cancel_state);
+			}
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:
 			f.keeping_flag.done = true;
-			f.keeping_flag.err = real_call(r, d.policy);
+			f.keeping_flag.err = ops->real_call(r, d.policy);
 			continue;
 		case RTSHIM_READ_LIMITS:
-			client = read_limits(&t, &f);
+			client = read_limits(ops, &t, &f);
 			continue;
-		case RTSHIM_LOWER: {
-			struct sched_param p = { .sched_priority = d.prio };
+		case RTSHIM_LOWER:
 			f.lowered.done = true;
-			f.lowered.err = rtshim_real_sched_setscheduler()(t.tid, d.policy, &p) < 0 ? -errno : 0;
+			f.lowered.err = ops->lower(t.tid, d.policy, d.prio);
 			continue;
-		}
 		case RTSHIM_ASK_RTKIT:
-			ask_rtkit(client, &t, &d, &f);
+			ask_rtkit(ops, client, &t, &d, &f);
 			continue;
 		case RTSHIM_ASK_NICE:
-			nice_got = rtshim_nice_instead(client, &f.lim, t.pid, t.tid) == 0;
+			nice_got = ops->nice_instead(client, &f.lim, t.pid, t.tid) == RTSHIM_NICE_GOT;
 			break;
 		case RTSHIM_DONE:
-			if (d.err == 0)
-				record(r, &t, &d);
+			if (d.program_errno == 0)
+				record(ops, r, &t, &d);
 			break;
 		}
 		break;
 	}
-	report(r, &f, &d, client, nice_got);
+	report(ops, r, &f, &d, client, nice_got);
 	if (d.why == RTSHIM_WHY_GRANTED)
-		*s->granted = t.tid;
+		*granted = t.tid;
 	if (t.self)
-		rtshim_registry_pending_end(t.self);
+		ops->in_flight(t.self, false);
 	if (cancel_state >= 0)
 		pthread_setcancelstate(cancel_state, NULL);
-	rtshim_trace_end(s->tr, d.err);
-	return d.err;
+	return d.program_errno;
 }
 
 /* Rule 1, the privileged path: the call as the decision core makes it first, and when the
@@ -473,9 +526,10 @@ static int slow_path(void *arg)
  * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
  * already there (traced). */
 static __attribute__((noinline)) void granted_directly(const struct rtshim_req *r,
-						       const struct rtshim_trace *tr, int shim_flag)
+						       const struct rtshim_trace *tr,
+						       enum rtshim_flag_owner owner)
 {
-	report_direct(r, shim_flag);
+	report_direct(r, owner);
 	rtshim_trace_end(tr, 0);
 }
 
@@ -489,10 +543,27 @@ static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
 	int direct = real_call(r, rule1.policy);
 	if (direct != 0)
 		return direct;
-	record_direct(r, rule1.shim_flag);
+	record_direct(r, rule1.flag_owner);
 	if (!plain)
-		granted_directly(r, tr, rule1.shim_flag);
+		granted_directly(r, tr, rule1.flag_owner);
 	return 0;
+}
+
+/* Past the privileged path: the request and the real call's refusal. */
+struct refusal {
+	const struct rtshim_req *r;
+	const struct rtshim_trace *tr;
+	int direct;
+	pid_t *granted; /* the thread rtkit made realtime (the guard is told after: runaway.c) */
+};
+
+/* On the shim's own stack (own-stack.h): the loop with the shim's own operations. */
+static int refused(void *arg)
+{
+	const struct refusal *s = arg;
+	int err = rtshim_request_refused(&production, rtshim_cfg(), s->r, s->direct, s->granted);
+	rtshim_trace_end(s->tr, err);
+	return err;
 }
 
 static inline int request(const struct rtshim_req *r, const struct rtshim_trace *tr,
@@ -501,8 +572,8 @@ static inline int request(const struct rtshim_req *r, const struct rtshim_trace 
 	int direct = privileged(r, tr, plain);
 	if (direct == 0)
 		return 0;
-	struct slow_request s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
-	return on_own_stack ? slow_path(&s) : rtshim_own_stack_run(slow_path, &s);
+	struct refusal s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
+	return on_own_stack ? refused(&s) : rtshim_own_stack_run(refused, &s);
 }
 
 struct traced_request {
