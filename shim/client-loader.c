@@ -4,10 +4,15 @@
  * dlopen and dladdr take the dynamic loader's lock.  A library constructor run by dlopen holds
  * it while it runs; if it waits for a thread it started, and that thread asks for realtime, a
  * request that loaded the client itself would wait for the constructor, which waits for the
- * request: both hang.  So the load runs on a helper thread (started once per process, with
- * the real pthread_create and every signal blocked) and a request waits for it at most the
- * D-Bus timeout; past that it fails open (EPERM, as without the shim) and the load completes
- * once the loader's lock is free, for the next request. */
+ * request: both hang.  So a request first takes the loader's lock itself, with the D-Bus
+ * timeout as its bound (shim/loader-lock.h finds it), and loads the client on its own thread
+ * while it holds it; past the bound it fails open (EPERM, as without the shim) and the next
+ * request tries again.  Where the lock cannot be found, the load runs on a helper thread
+ * (started once per process, with the real pthread_create, a small stack and every signal
+ * blocked) that a request waits for at most the same bound; the load then completes once the
+ * loader's lock is free, for the next request.  The helper costs address space that
+ * mlockall(MCL_CURRENT) counts against RLIMIT_MEMLOCK: its stack, kept in glibc's stack cache,
+ * and the malloc arena its first malloc makes (64 MiB reserved) when no arena is free. */
 #include "client-loader.h"
 #include "client-open.h"
 
@@ -25,12 +30,16 @@
 #include <unistd.h>
 
 #include "format.h"
+#include "loader-lock.h"
 #include "log.h"
 #include "procfs.h"
 #include "raw-time.h"
 #include "runaway.h" /* the real pthread_sigmask */
 
 enum { IDLE, LOADING, DONE };
+/* the helper's stack: the load used 22 KiB of a painted one (dladdr, dlopen of the client and
+ * libdbus; glibc's thread descriptor and static TLS come out of it too) */
+enum { HELPER_STACK = 128 * 1024 };
 
 static const struct rtshim_client_v1 *client;
 static int load_timeout_ms;
@@ -144,7 +153,15 @@ static bool start_helper(rtshim_create_fn *create)
 		sigfillset(&all);
 		rtshim_runaway_real_sigmask()(SIG_SETMASK, &all, &old); /* SIGXCPU too */
 		pthread_t t;
-		e = create(&t, &attr, helper, NULL);
+		/* not glibc's default 8 MiB, which its stack cache keeps mapped after the helper
+		 * ends; the default again if the small one is refused (a large static TLS) */
+		if (pthread_attr_setstacksize(&attr, HELPER_STACK) ||
+		    create(&t, &attr, helper, NULL)) {
+			pthread_attr_destroy(&attr);
+			pthread_attr_init(&attr);
+			pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+			e = create(&t, &attr, helper, NULL);
+		}
 		rtshim_runaway_real_sigmask()(SIG_SETMASK, &old, NULL);
 		pthread_attr_destroy(&attr);
 	}
@@ -221,10 +238,54 @@ static bool single_threaded(void)
 	return false;
 }
 
-/* The client, loaded by the helper and waited for at most timeout_ms.  A creator (a thread
+/* CLOCK_MONOTONIC timeout_ms from now (at least 1 ms), in nanoseconds */
+static int64_t deadline_ns(int timeout_ms)
+{
+	return rtshim_raw_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+}
+
+/* Take the loader's lock by the deadline: a try, then tries 1 ms apart (the waits are the
+ * kernel's own, which no preload can stretch; the lock is free within a dlopen's time unless
+ * a constructor holds it).  It is recursive: a thread that holds it takes it at once. */
+static bool lock_by(pthread_mutex_t *lock, int64_t deadline)
+{
+	for (;;) {
+		int e = pthread_mutex_trylock(lock);
+		if (e != EBUSY)
+			return e == 0;
+		int64_t left = deadline - rtshim_raw_now_ns();
+		if (left <= 0)
+			return false;
+		int asleep = 0; /* a word nobody wakes: the wait is a sleep */
+		rtshim_raw_futex_wait(&asleep, 0, left < 1000000 ? left : 1000000);
+	}
+}
+
+/* With the loader's lock taken first, within timeout_ms, the load on this thread cannot wait for
+ * a thread that waits for this one, and it adds no thread's stack or malloc arena.  NULL with
+ * *busy set when the lock stayed held (the next request tries again). */
+static const struct rtshim_client_v1 *load_holding(pthread_mutex_t *lock, int timeout_ms,
+						   bool *busy)
+{
+	int saved = errno;
+	if (!lock_by(lock, deadline_ns(timeout_ms))) {
+		errno = saved;
+		*busy = true;
+		return NULL;
+	}
+	const struct rtshim_client_v1 *c = __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE ?
+		__atomic_load_n(&client, __ATOMIC_ACQUIRE) : load_on_this_thread(timeout_ms);
+	pthread_mutex_unlock(lock);
+	errno = saved;
+	return c;
+}
+
+/* The client: loaded here where no other thread can hold the loader's lock, or here with the
+ * loader's lock held, or else by the helper, waited for at most timeout_ms.  A creator (a thread
  * about to wait for the thread it starts) loads it here instead when the helper turns out to
- * wait for a lock the creator holds (the loader's lock is recursive for its holder). */
-static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
+ * wait for a lock the creator holds (the loader's lock is recursive for its holder).  *busy:
+ * not loaded because the loader's lock stayed held. */
+static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator, bool *busy)
 {
 	const struct rtshim_client_v1 *c = __atomic_load_n(&client, __ATOMIC_ACQUIRE);
 	if (c || __atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE)
@@ -234,10 +295,13 @@ static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 	 * (it shares the parent's memory: no thread may be started there): here, as before */
 	if (!create || __atomic_load_n(&owner_pid, __ATOMIC_RELAXED) != getpid() || single_threaded())
 		return load_on_this_thread(timeout_ms);
+	pthread_mutex_t *lock = rtshim_loader_lock();
+	if (lock)
+		return load_holding(lock, timeout_ms, busy);
 	__atomic_store_n(&load_timeout_ms, timeout_ms, __ATOMIC_RELAXED);
 	int saved = errno;
 	if (start_helper(create)) {
-		int64_t deadline = rtshim_raw_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+		int64_t deadline = deadline_ns(timeout_ms);
 		for (;;) {
 			int64_t left = deadline - rtshim_raw_now_ns();
 			if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != LOADING || left <= 0)
@@ -252,20 +316,23 @@ static const struct rtshim_client_v1 *client_wait(int timeout_ms, bool creator)
 		}
 	}
 	errno = saved;
+	*busy = __atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING;
 	return __atomic_load_n(&client, __ATOMIC_ACQUIRE);
 }
 
 const struct rtshim_client_v1 *rtshim_client_load_here(int timeout_ms)
 {
-	return client_wait(timeout_ms, true);
+	bool busy = false;
+	return client_wait(timeout_ms, true, &busy);
 }
 
 const struct rtshim_client_v1 *rtshim_client_get(int timeout_ms)
 {
-	const struct rtshim_client_v1 *c = client_wait(timeout_ms, false);
-	if (!c && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == LOADING)
+	bool busy = false;
+	const struct rtshim_client_v1 *c = client_wait(timeout_ms, false, &busy);
+	if (!c && busy)
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
-				"the daemon client is still loading after %d ms (the dynamic loader is busy: a library constructor waiting for this thread?): this request is left as it is, later ones are served",
+				"the daemon client is not loaded after %d ms (the dynamic loader is busy: a library constructor waiting for this thread?): this request is left as it is, later ones are served",
 				timeout_ms);
 	return c;
 }

@@ -296,6 +296,57 @@ unshimmed() {
 	((after - before <= 6144))
 }
 
+# caps_user CAPS [--rt] CMD...: CMD as the test user (RLIMIT_RTPRIO 0) with the ambient
+# capabilities CAPS ("" or e.g. ",+ipc_lock": mlockall without a bound, as `memlock unlimited`);
+# --rt: made SCHED_FIFO 10 from outside (root's chrt before setpriv drops to the user), the
+# program realtime without rtshim.  Output in $output, as `run`.
+caps_user() {
+	local caps=$1 chrt=()
+	shift
+	[[ $1 == --rt ]] && { chrt=(chrt -f 10); shift; }
+	run timeout 30 "${chrt[@]}" prlimit --rtprio=0:0 -- setpriv --reuid="$TEST_USER" \
+		--regid="$TEST_USER" --clear-groups --inh-caps=-all"$caps" --ambient-caps=-all"$caps" \
+		env HOME=/tmp DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TB_DIR/bus" "$@" </dev/null
+	echo "status $status: $output"
+}
+# kib KEY WHEN: a figure rt-mlock printed ("vm before", "lck after", ...)
+kib() { awk -v k="$1" -v w="$2" '$1 == k && $2 == w { print $3; exit }' <<<"$output"; }
+
+@test "a multi-threaded program's first grant adds little address space: mlockall(MCL_CURRENT) under an 8 MiB RLIMIT_MEMLOCK works as when it is made RT without rtshim" {
+	"$TESTBED" user >/dev/null
+	caps_user "" --rt prlimit --memlock=8388608 "$PROBES/rt-mlock" 10 waiter
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main FIFO 10"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	caps_user "" prlimit --memlock=8388608 "$RTRUN" "$PROBES/rt-mlock" 10 waiter
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main RR|RESET 10"* ]]
+	[[ $output == *"threads 2"* ]]
+	local before after
+	before=$(kib vm before) after=$(kib vm after)
+	echo "address space: $before KiB before the grant, $after KiB after: +$((after - before)) KiB"
+	((after - before <= 6144))
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+}
+
+@test "memlock unlimited: a program whose thread has malloc'ed locks at most 6 MiB more under rtrun than made RT without rtshim" {
+	"$TESTBED" user >/dev/null
+	caps_user ,+ipc_lock --rt "$PROBES/rt-mlock" 10 thread
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main FIFO 10"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	local lck rss
+	lck=$(kib lck after) rss=$(kib rss locked)
+	caps_user ,+ipc_lock "$RTRUN" "$PROBES/rt-mlock" 10 thread
+	[ "$status" = 0 ]
+	[[ $output == *"kernel main RR|RESET 10"* ]]
+	[[ $output == *"threads 2"* ]]
+	[[ $output == *"call mlockall rc=0 err=OK"* ]]
+	echo "without rtshim: VmLck $lck KiB, VmRSS $rss KiB; under rtrun: VmLck $(kib lck after) KiB, VmRSS $(kib rss locked) KiB"
+	(($(kib lck after) - lck <= 6144))
+	(($(kib rss locked) - rss <= 6144))
+}
+
 # ---- inheritance ------------------------------------------------------------------------------
 
 @test "inherit: rtrun --inherit promotes default-attribute threads of an RT thread; not without" {
