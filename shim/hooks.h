@@ -20,7 +20,7 @@
 #include "settings.h"
 #include "target.h"
 #include "thread.h"
-#include "request.h"
+#include "privileged.h"
 
 #define RTSHIM_EXPORT __attribute__((visibility("default")))
 

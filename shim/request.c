@@ -29,30 +29,13 @@
 #include "nice.h"
 #include "own-stack.h"
 #include "prio.h"
-#include "request.h"
+#include "privileged.h"
 #include "real.h"
 #include "runaway.h"
 #include "settings.h"
 #include "target.h"
 #include "thread.h"
 #include "trace.h"
-
-/* The real call with `policy` in place of the program's (the privileged path and its retry). */
-static inline int real_call(const struct rtshim_req *r, int policy)
-{
-	const struct sched_param *p = r->param;
-	switch (r->kind) {
-	case RTSHIM_REQ_SCHED_SETSCHEDULER:
-		return rtshim_real_sched_setscheduler()(r->pid, policy, p) == -1 ? -errno : 0;
-	case RTSHIM_REQ_SCHED_SETPARAM:
-		return rtshim_real_sched_setparam()(r->pid, p) == -1 ? -errno : 0;
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPARAM:
-		return -rtshim_real_pthread_setschedparam()(r->thread, policy, p);
-	case RTSHIM_REQ_PTHREAD_SETSCHEDPRIO:
-		return -rtshim_real_pthread_setschedprio()(r->thread, p->sched_priority);
-	}
-	return -EINVAL;
-}
 
 /* The priority asked, once the real call has read the parameter (a NULL or unmapped param is
  * the kernel's EINVAL or EFAULT to give, not a crash of ours). */
@@ -61,23 +44,13 @@ static int asked_prio(const struct rtshim_req *r)
 	return r->param ? r->param->sched_priority : 0;
 }
 
-static bool has_policy(const struct rtshim_req *r)
-{
-	return r->kind == RTSHIM_REQ_SCHED_SETSCHEDULER || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM;
-}
-
-static bool about_pthread(const struct rtshim_req *r)
-{
-	return r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPARAM || r->kind == RTSHIM_REQ_PTHREAD_SETSCHEDPRIO;
-}
-
 /* The priority for a trace line, before the real call: an unmapped param gives "?" instead of
  * a crash (read through the kernel; glibc itself reads pthread_setschedparam's). */
 static void traced_prio(const struct rtshim_req *r, char *buf, size_t size)
 {
 	struct sched_param p = { 0 };
 	struct iovec here = { &p, sizeof p }, there = { (void *)(uintptr_t)r->param, sizeof p };
-	if (about_pthread(r))
+	if (rtshim_req_about_pthread(r))
 		p.sched_priority = asked_prio(r);
 	else if (r->param && process_vm_readv(getpid(), &here, 1, &there, 1, 0) != (ssize_t)sizeof p) {
 		rtshim_format(buf, size, "?");
@@ -105,7 +78,7 @@ static void find_target(const struct rtshim_req *r, struct rtshim_request_target
 	*t = (struct rtshim_request_target){ .where = RTSHIM_TARGET_UNKNOWN };
 	if (rtshim_borrowed_memory())
 		return; /* a vfork child: the parent's state is not ours to use */
-	if (about_pthread(r)) {
+	if (rtshim_req_about_pthread(r)) {
 		if (pthread_equal(r->thread, pthread_self()))
 			t->where = RTSHIM_TARGET_SELF;
 		else if (rtshim_registry_by_handle(r->thread, &t->tid, NULL) == 0)
@@ -125,7 +98,7 @@ static int thread_flags(const struct rtshim_req *r, const struct rtshim_request_
 	int flags = 0;
 	if (t->self)
 		flags = __atomic_load_n(&t->self->flags, __ATOMIC_RELAXED);
-	else if (about_pthread(r))
+	else if (rtshim_req_about_pthread(r))
 		rtshim_registry_by_handle(r->thread, NULL, &flags);
 	else
 		rtshim_registry_by_tid(t->tid, &flags);
@@ -135,12 +108,12 @@ static int thread_flags(const struct rtshim_req *r, const struct rtshim_request_
 static void update_flags(const struct rtshim_req *r, const struct rtshim_request_target *t, int set,
 			 int clear)
 {
-	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
+	bool caller = rtshim_req_about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
 	if (t->self)
 		rtshim_thread_update(t->self, set, clear);
 	else if (caller) /* the privileged path: the caller's record, without asking gettid() */
 		rtshim_thread_update(rtshim_self_cheap(), set, clear);
-	else if (about_pthread(r))
+	else if (rtshim_req_about_pthread(r))
 		rtshim_registry_update(true, r->thread, 0, set, clear);
 	else
 		rtshim_thread_update_tid(t->tid ? t->tid : r->pid, set, clear);
@@ -177,7 +150,7 @@ static int lower(pid_t tid, int policy, int prio)
 }
 
 static const struct rtshim_request_ops production = {
-	.real_call = real_call,
+	.real_call = rtshim_req_real_call,
 	.read_sched = read_sched,
 	.find_target = find_target,
 	.thread_flags = thread_flags,
@@ -273,13 +246,12 @@ static bool flag_changes(const struct rtshim_req *r, enum rtshim_flag_owner owne
 		*set |= RTSHIM_TF_GRANTED;
 	if (fifo_as_rr)
 		*set |= RTSHIM_TF_ASKED_FIFO;
-	else if (has_policy(r))
+	else if (rtshim_req_has_policy(r))
 		*clear |= RTSHIM_TF_ASKED_FIFO;
 	return true;
 }
 
-static __attribute__((noinline)) void record_direct_flags(const struct rtshim_req *r,
-							 enum rtshim_flag_owner owner)
+void rtshim_record_direct_flags(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
 	struct rtshim_request_target t = { .where = RTSHIM_TARGET_UNKNOWN };
 	int set, clear;
@@ -287,24 +259,11 @@ static __attribute__((noinline)) void record_direct_flags(const struct rtshim_re
 		update_flags(r, &t, set, clear);
 }
 
-/* The privileged path's record.  The caller's own thread with the flag not in play and no
- * record that says otherwise (the common case: root's threads) has nothing to write. */
-static inline void record_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
-{
-	if (owner < RTSHIM_FLAG_PROGRAMS) /* UNTOUCHED, by its sign: 1 instruction less than == */
-		return;
-	bool caller = about_pthread(r) ? pthread_equal(r->thread, pthread_self()) : r->pid == 0;
-	if (owner == RTSHIM_FLAG_PROGRAMS && caller &&
-	    rtshim_self_has_nothing_to_clear(RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO))
-		return;
-	record_direct_flags(r, owner);
-}
-
 static void record(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
 		   const struct rtshim_request_target *t, const struct rtshim_decision *d)
 {
 	int policy = 0, prio, set, clear;
-	bool fifo_as_rr = has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
+	bool fifo_as_rr = rtshim_req_has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
 			  t->tid > 0 && ops->read_sched(t->tid, &policy, &prio) == 0 &&
 			  (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
 	if (flag_changes(r, d->flag_owner, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear))
@@ -335,7 +294,7 @@ static inline void report_direct(const struct rtshim_req *r, enum rtshim_flag_ow
 {
 	/* the log level first: its arguments would cost the privileged path a gettid(), and
 	 * the call itself out of line: its frame costs it more than the test */
-	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && has_policy(r) && rtshim_is_rt(r->policy))
+	if (rtshim_log_enabled(RTSHIM_LOG_INFO) && rtshim_req_has_policy(r) && rtshim_is_rt(r->policy))
 		log_granted_directly(r, owner);
 }
 
@@ -345,7 +304,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		   const struct rtshim_facts *f, const struct rtshim_decision *d,
 		   const struct rtshim_client_v1 *client, bool nice_got)
 {
-	const char *asked = rtshim_policy_name(has_policy(r) ? r->policy : f->cur_policy);
+	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
 	char why[160];
 
@@ -432,11 +391,11 @@ static bool trace_begin(const struct rtshim_req *r, const struct rtshim_stack *s
 {
 	char who[32], prio[16];
 	traced_prio(r, prio, sizeof prio);
-	if (about_pthread(r))
+	if (rtshim_req_about_pthread(r))
 		rtshim_format(who, sizeof who, "%s", pthread_equal(r->thread, pthread_self()) ? "self" : "thread");
 	else
 		rtshim_format(who, sizeof who, "%d", (int)r->pid);
-	if (has_policy(r))
+	if (rtshim_req_has_policy(r))
 		return rtshim_trace_left_alone_with(tr, st, "%s(%s, %s%s, %s)", req_name(r->kind),
 						    who, rtshim_policy_name(r->policy),
 						    (r->policy & SCHED_RESET_ON_FORK) ? "|RESET_ON_FORK" : "",
@@ -472,7 +431,7 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 	int cancel_state = -1;
 	bool nice_got = false;
 
-	rtshim_facts_init(&f, cfg, has_policy(r), r->policy, 0);
+	rtshim_facts_init(&f, cfg, rtshim_req_has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
 	for (;;) {
 		d = rtshim_decide(&f);
@@ -521,31 +480,20 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 	return d.program_errno;
 }
 
-/* Rule 1, the privileged path: the call as the decision core makes it first, and when the
- * kernel grants it, the core's decision for that, without the facts a refusal needs (the path
- * is measured against the bare system call).  A refusal goes on on the shim's own stack, unless
- * already there (traced). */
-static __attribute__((noinline)) void granted_directly(const struct rtshim_req *r,
-						       const struct rtshim_trace *tr,
-						       enum rtshim_flag_owner owner)
-{
-	report_direct(r, owner);
-	rtshim_trace_end(tr, 0);
-}
-
-/* plain: rtshim_cfg_plain(), nothing configured (the common case): rule 1 as asked, nothing to
- * trace or log. */
+/* Rule 1, the privileged path, configured (RTSHIM_POLICY, RTSHIM_RESET_ON_FORK, a trace or the
+ * info log level; privileged.h has the plain one): the call as the decision core makes it
+ * first, and when the kernel grants it, the core's decision for that, without the facts a
+ * refusal needs.  A refusal goes on on the shim's own stack, unless already there (traced). */
 static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
-						const struct rtshim_trace *tr, bool plain)
+						const struct rtshim_trace *tr)
 {
-	struct rtshim_direct rule1 = plain ? rtshim_direct_as_asked(has_policy(r), r->policy)
-					   : rtshim_direct(rtshim_cfg(), has_policy(r), r->policy);
-	int direct = real_call(r, rule1.policy);
+	struct rtshim_direct rule1 = rtshim_direct(rtshim_cfg(), rtshim_req_has_policy(r), r->policy);
+	int direct = rtshim_req_real_call(r, rule1.policy);
 	if (direct != 0)
 		return direct;
-	record_direct(r, rule1.flag_owner);
-	if (!plain)
-		granted_directly(r, tr, rule1.flag_owner);
+	rtshim_record_direct(r, rule1.flag_owner);
+	report_direct(r, rule1.flag_owner);
+	rtshim_trace_end(tr, 0);
 	return 0;
 }
 
@@ -566,10 +514,28 @@ static int refused(void *arg)
 	return err;
 }
 
-static inline int request(const struct rtshim_req *r, const struct rtshim_trace *tr,
-			  bool on_own_stack, pid_t *granted, bool plain)
+static const struct rtshim_trace untraced = { .on = false };
+
+/* SIGXCPU deliverable to the granted thread (runaway.c): it sets the thread's signal mask, so
+ * back on the program's stack, whose mask the switch back restores. */
+static int told_guard(int err, pid_t granted)
 {
-	int direct = privileged(r, tr, plain);
+	if (granted)
+		rtshim_runaway_granted(granted);
+	return err;
+}
+
+int rtshim_request_after_refusal(const struct rtshim_req *r, int direct)
+{
+	pid_t granted = 0;
+	struct refusal s = { .r = r, .tr = &untraced, .direct = direct, .granted = &granted };
+	return told_guard(rtshim_own_stack_run(refused, &s), granted);
+}
+
+static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
+		   pid_t *granted)
+{
+	int direct = privileged(r, tr);
 	if (direct == 0)
 		return 0;
 	struct refusal s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
@@ -588,31 +554,22 @@ static int traced(void *arg)
 	const struct traced_request *t = arg;
 	struct rtshim_trace tr;
 	if (trace_begin(t->r, t->stack, &tr)) {
-		int err = -real_call(t->r, t->r->policy);
+		int err = -rtshim_req_real_call(t->r, t->r->policy);
 		rtshim_trace_end(&tr, err);
 		return err;
 	}
-	return request(t->r, &tr, true, t->granted, false);
+	return request(t->r, &tr, true, t->granted);
 }
 
-int rtshim_request(const struct rtshim_req *r)
+int rtshim_request_configured(const struct rtshim_req *r)
 {
-	static const struct rtshim_trace untraced = { .on = false };
 	pid_t granted = 0;
-	int err;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
-	bool plain = rtshim_cfg_plain();
-	if (!r->creating && !plain && rtshim_trace_wanted()) {
+	if (!r->creating && rtshim_trace_wanted()) {
 		struct rtshim_stack st;
 		rtshim_trace_take_stack(&st); /* here: the program's frames are on this stack */
 		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
-		err = rtshim_own_stack_run(traced, &t);
-	} else {
-		err = request(r, &untraced, false, &granted, plain);
+		return told_guard(rtshim_own_stack_run(traced, &t), granted);
 	}
-	/* SIGXCPU deliverable to the granted thread (runaway.c): it sets the thread's signal mask,
-	 * so back on the program's stack, whose mask the switch back restores */
-	if (granted)
-		rtshim_runaway_granted(granted);
-	return err;
+	return told_guard(request(r, &untraced, false, &granted), granted);
 }

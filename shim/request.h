@@ -29,9 +29,14 @@ struct rtshim_req {
 	bool inherited;                  /* RTSHIM_INHERIT: the priority is the creator's, rtkit's */
 };
 
-/* One request, decided by core/decide.c and carried out.  0 or a positive errno: exactly the
+/* One request, decided by core/decide.c and carried out (rtshim_request, privileged.h, is the
+ * entry: the plain privileged path inline, then these).  0 or a positive errno: exactly the
  * unshimmed call's error when the shim could not do better. */
-int rtshim_request(const struct rtshim_req *r);
+int rtshim_request_configured(const struct rtshim_req *r);
+/* ... the plain privileged path's call made and not granted: its negative errno `direct` */
+int rtshim_request_after_refusal(const struct rtshim_req *r, int direct);
+/* ... the privileged path's grant, written in the thread's record (out of line part) */
+void rtshim_record_direct_flags(const struct rtshim_req *r, enum rtshim_flag_owner owner);
 
 /* What RTSHIM_NICE_FALLBACK's nice level came to (rtshim_nice_instead, shim/nice.c). */
 enum rtshim_nice_outcome {
