@@ -184,12 +184,14 @@ RTSHIM_EXPORT int sigignore(int sig)
 
 /* ---- syscall(SYS_rt_sigaction, SIGXCPU, ...) ---------------------------------------------------- */
 
-/* The kernel's struct sigaction for rt_sigaction on x86 (asm/signal.h): the mask is 64 bits. */
+/* The kernel's struct sigaction for rt_sigaction (linux/signal_types.h) on x86, arm64 and arm,
+ * which all have sa_restorer: the mask is 64 bits in longs (on armhf at offset 12, where a
+ * uint64_t would be aligned to 16). */
 struct kernel_sigaction {
 	void *handler;
 	unsigned long flags;
 	void *restorer;
-	uint64_t mask;
+	unsigned long mask[8 / sizeof(unsigned long)];
 };
 
 /* A SIGXCPU disposition set or read with the raw system call goes through the guard, as
@@ -198,7 +200,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 {
 	const struct kernel_sigaction *act = (const struct kernel_sigaction *)(uintptr_t)act_;
 	struct kernel_sigaction *oact = (struct kernel_sigaction *)(uintptr_t)oact_;
-	if (sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
+	if ((int)sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
 		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
 		return next ? next(number, sig, act, oact, size)
 			    : rtshim_raw_syscall(number, sig, act, oact, size);
@@ -211,7 +213,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 #if defined(__x86_64__) || defined(__i386__) /* glibc keeps the restorer there */
 		a.sa_restorer = (void (*)(void))act->restorer;
 #endif
-		memcpy(&a.sa_mask, &act->mask, sizeof act->mask);
+		memcpy(&a.sa_mask, act->mask, sizeof act->mask);
 	}
 	if (rtshim_runaway_sigaction(act ? &a : NULL, oact ? &o : NULL) < 0)
 		return -1;
@@ -223,7 +225,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 #else
 		oact->restorer = NULL;
 #endif
-		memcpy(&oact->mask, &o.sa_mask, sizeof oact->mask);
+		memcpy(oact->mask, &o.sa_mask, sizeof oact->mask);
 	}
 	return 0;
 }
