@@ -247,6 +247,39 @@ RTSHIM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 	return 0;
 }
 
+/* syscall(SYS_rt_sigprocmask, how, set, old, 8) once the guard is armed: the kernel's call as
+ * asked first (its errors exactly, SIGCANCEL and the like as the program set them), then what
+ * it did to SIGXCPU alone goes through the guard's mask (SIGXCPU kept deliverable, the
+ * program's view kept), and the program reads back its own view.  A SIGXCPU that arrives in
+ * between stays pending until the guard unblocks it. */
+long rtshim_syscall_sigmask(long number, long how, long set_, long old_, long size)
+{
+	const unsigned long *set = (const unsigned long *)(uintptr_t)set_;
+	unsigned long *old = (unsigned long *)(uintptr_t)old_;
+	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+	bool guarded_mask = size == 8 && rtshim_runaway_armed();
+	sigset_t view, x;
+	if (guarded_mask && old)
+		rtshim_runaway_sigmask(SIG_BLOCK, NULL, &view); /* the program's view before */
+	long r = next ? next(number, how, set, old, size) : rtshim_raw_syscall(number, how, set, old, size);
+	if (r < 0 || !guarded_mask)
+		return r;
+	enum { BITS = 8 * sizeof(unsigned long) };
+	const unsigned long bit = 1UL << ((SIGXCPU - 1) % BITS), word = (SIGXCPU - 1) / BITS;
+	bool in = set && (set[word] & bit);
+	sigemptyset(&x);
+	if (in || (set && (int)how == SIG_SETMASK))
+		sigaddset(&x, SIGXCPU);
+	/* SIGXCPU blocked: SIG_BLOCK of it (or SIG_SETMASK with it); unblocked: SIG_UNBLOCK of it
+	 * (or SIG_SETMASK without it); else nothing but what the guard does for an empty SIG_BLOCK */
+	rtshim_runaway_sigmask((int)how == SIG_UNBLOCK || ((int)how == SIG_SETMASK && !in) ? SIG_UNBLOCK
+											    : SIG_BLOCK,
+			       &x, NULL);
+	if (old && sigismember(&view, SIGXCPU))
+		old[word] |= bit;
+	return r;
+}
+
 /* ---- a program that starts realtime ------------------------------------------------------------ */
 
 void rtshim_runaway_adopt(void)

@@ -6,11 +6,11 @@
 # to libc's syscall() with its arguments untouched (the same lines as without the shim), and
 # sched_setscheduler/sched_setparam to the shim: as root the kernel's FIFO exactly as asked,
 # as the test user the shim's grant path (here without a client: EPERM, as without the shim,
-# and its one warning); rt_sigaction and prlimit64 to the runaway guard: a program started
-# realtime by chrt (root: the cross build has no client) that sets SIGXCPU's disposition or its
-# soft RLIMIT_RTTIME through syscall() is demoted at the guard's soft limit instead of killed
-# at the hard one (qemu-user passes RLIMIT_RTTIME's SIGXCPU on to the guest's handler).  What
-# the probes print is read from the host kernel through qemu.
+# and its one warning); rt_sigaction, rt_sigprocmask and prlimit64 to the runaway guard: a
+# program started realtime by chrt (root: the cross build has no client) that sets SIGXCPU's
+# disposition or mask, or its soft RLIMIT_RTTIME, through syscall() is demoted at the guard's
+# soft limit instead of killed at the hard one (qemu-user passes RLIMIT_RTTIME's SIGXCPU on to
+# the guest's handler).  What the probes print is read from the host kernel through qemu.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -114,33 +114,35 @@ guard_run() {
 	echo "exit $?"
 }
 
-@test "arm64, armhf under qemu: a program started realtime that sets its soft RLIMIT_RTTIME to the hard one through syscall(SYS_prlimit64) reads its own value, keeps the guard's, is demoted and lives" {
+# guard_promise MODE PLAIN SHIM HANDLED: on each target, MODE without the shim prints PLAIN and
+# is killed at the hard limit (137); with the shim it prints SHIM, ends SCHED_OTHER, its own
+# handler run HANDLED times, and exits 0.
+guard_promise() {
 	local t
 	for t in "${TARGETS[@]}"; do
-		run -0 guard_run "$t" rttime
+		run -0 guard_run "$t" "$1"
 		echo "$t without the shim: $output"
-		[[ $output == *$'rttime 500000 500000\nkernel-rttime 500000 500000\n'* ]]
-		[[ $output == *"exit 137" ]] # SIGKILL at the hard limit
-		run -0 guard_run "$t" --shim rttime
+		[[ $output == *"$2"* ]]
+		[[ $output == *"exit 137" ]]
+		run -0 guard_run "$t" --shim "$1"
 		echo "$t with the shim: $output"
-		# what the program set, read back; the kernel's soft limit still the guard's
-		[[ $output == *$'rttime 450000 500000\nrttime 500000 500000\nkernel-rttime 400000 500000\n'* ]]
-		[[ $output == *$'kernel start FIFO 10\n'* ]]
-		[[ $output == *$'kernel end OTHER 0\nhandler 0\ndone\nexit 0' ]]
+		[[ $output == *"$3"* ]]
+		[[ $output == *$'kernel end OTHER 0\nhandler '"$4"$'\ndone\nexit 0' ]]
 	done
 }
 
+@test "arm64, armhf under qemu: a program started realtime that sets its soft RLIMIT_RTTIME to the hard one through syscall(SYS_prlimit64) reads its own value, keeps the guard's, is demoted and lives" {
+	# what the program set, read back; the kernel's soft limit still the guard's
+	guard_promise rttime $'rttime 500000 500000\nkernel-rttime 500000 500000\n' \
+		$'rttime 450000 500000\nrttime 500000 500000\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 0
+}
+
 @test "arm64, armhf under qemu: a SIGXCPU handler installed through syscall(SYS_rt_sigaction) by a program started realtime is read back, runs, and the program is demoted instead of killed" {
-	local t
-	for t in "${TARGETS[@]}"; do
-		run -0 guard_run "$t" handler
-		echo "$t without the shim: $output"
-		[[ $output == *$'disposition own\n'* ]]
-		[[ $output == *"exit 137" ]]
-		run -0 guard_run "$t" --shim handler
-		echo "$t with the shim: $output"
-		[[ $output == *$'disposition own\nkernel-rttime 400000 500000\nkernel start FIFO 10\n'* ]]
-		# the guard demoted the thread and chained the overrun to the program's handler
-		[[ $output == *$'kernel end OTHER 0\nhandler 1\ndone\nexit 0' ]]
-	done
+	# the guard demoted the thread and chained the overrun to the program's handler
+	guard_promise handler $'disposition own\n' \
+		$'disposition own\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 1
+}
+
+@test "arm64, armhf under qemu: SIGXCPU blocked through syscall(SYS_rt_sigprocmask) by a program started realtime: it reads its own mask, is demoted instead of killed" {
+	guard_promise mask $'blocked yes\n' $'blocked yes\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 0
 }

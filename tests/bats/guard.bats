@@ -166,6 +166,19 @@ unshimmed() {
 	[[ $output == *"kill-seen yes"* ]]
 }
 
+@test "runaway: SIGXCPU blocked with the raw rt_sigprocmask system call after the grant: demoted, the program reads its own mask; a sigwait still gets kill -XCPU" {
+	run as_user "$PROBES/rt-signals" late-block-raw 300 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel worker-end OTHER 0"* ]]
+	[[ $output == *"mask-view SIGXCPU blocked"* ]]
+	[[ $output == *"kill-seen yes"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" late-block-raw 300 10 </dev/null
+	check_overrun worker 10
+	[[ $output == *"mask-view SIGXCPU blocked"* ]]
+	[[ $output == *"kill-seen yes"* ]]
+}
+
 @test "runaway: every signal blocked and a realtime thread busy on every CPU: the one that ran out is demoted, the others stay" {
 	local n
 	n=$(nproc)

@@ -20,6 +20,8 @@
  *   late-block        the worker blocks SIGXCPU only after its grant; a thread sigwaits for
  *                     SIGXCPU alone; main then sends the process SIGXCPU (kill) and prints
  *                     "sigwait got 24" when that thread took it ("kill-seen yes|no")
+ *   late-block-raw    the same with syscall(SYS_rt_sigprocmask), and the mask read back the same
+ *                     way: "mask-view SIGXCPU blocked|unblocked"
  *   soft-to-hard      the worker, after its grant, sets its soft RLIMIT_RTTIME to its hard one
  *                     (getrlimit + setrlimit, as stress-ng and many daemons do) and prints
  *                     "rttime SOFT HARD" read back with getrlimit, then computes
@@ -38,6 +40,7 @@
  * "kill-seen yes|no", and "done" before exiting 0. */
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -95,7 +98,7 @@ static void *sigwaiter(void *p)
 	sigemptyset(&set);
 	if (!strcmp(mode, "sigwait-all")) {
 		sigfillset(&set);
-	} else if (!strcmp(mode, "late-block")) {
+	} else if (!strncmp(mode, "late-block", 10)) {
 		sigaddset(&set, SIGXCPU);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	} else {
@@ -181,6 +184,12 @@ static void *worker(void *p)
 		sigemptyset(&x);
 		sigaddset(&x, SIGXCPU);
 		pthread_sigmask(SIG_BLOCK, &x, NULL);
+	} else if (!strcmp(mode, "late-block-raw")) {
+		uint64_t x = 1ULL << (SIGXCPU - 1), now = 0; /* the kernel's 64-bit mask */
+		if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &x, NULL, sizeof x))
+			probe_say("rt_sigprocmask failed %s", probe_errname(errno));
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, sizeof now);
+		probe_say("mask-view SIGXCPU %s", now & x ? "blocked" : "unblocked");
 	} else if (!strcmp(mode, "handler")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -267,7 +276,7 @@ int main(int argc, char **argv)
 		probe_say("done");
 		return 0;
 	}
-	if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-all") || !strcmp(mode, "late-block")) {
+	if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-all") || !strncmp(mode, "late-block", 10)) {
 		sigset_t all;
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -277,7 +286,7 @@ int main(int argc, char **argv)
 		return 3;
 	pthread_join(w, NULL);
 	probe_say("disposition %s", disposition());
-	if (!strcmp(mode, "late-block")) {
+	if (!strncmp(mode, "late-block", 10)) {
 		kill(getpid(), SIGXCPU);
 		struct timespec t = { 0, 10 * 1000 * 1000 };
 		for (int i = 0; i < 200 && !waited_xcpu; i++)
