@@ -4,8 +4,8 @@
  * RLIMIT_RTTIME; the runaway guard (a handler, a lowered soft limit) does not: a new image
  * without the shim, realtime under the guard's soft limit, is killed by SIGXCPU where it would
  * have run.  So each exec function of the C library (glibc's call its internal __execve, hence
- * one interposer each) first asks runaway.c to put the program's own soft limit back and, when
- * the new image will not have the guard, to demote the calling thread.  The new image has the
+ * one interposer each; execveat too) first asks runaway.c to put the program's own soft limit
+ * back and, when the new image will not have the guard, to demote the calling thread.  The new image has the
  * guard when its environment preloads the shim and the file is neither set-user/group-ID (the
  * loader ignores the preload there) nor statically linked.  rtrun -p (and a program that re-execs
  * itself with its environment) keeps crossing exec realtime.  Before the guard is armed: one
@@ -28,10 +28,12 @@
 typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execvpe_fn(const char *, char *const[], char *const[]);
 typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
 
 RTSHIM_DEFINE_NEXT(execve_fn, execve)
 RTSHIM_DEFINE_NEXT(execvpe_fn, execvpe)
 RTSHIM_DEFINE_NEXT(fexecve_fn, fexecve)
+RTSHIM_DEFINE_NEXT(execveat_fn, execveat)
 
 extern char **environ;
 
@@ -40,6 +42,7 @@ void rtshim_resolve_exec(void)
 	next_execve();
 	next_execvpe();
 	next_fexecve();
+	next_execveat();
 }
 
 /* Does the environment preload the shim? */
@@ -78,16 +81,20 @@ static bool loads_preload(int fd)
 	return false;
 }
 
-/* Will the new image in `path` have the guard?  -1: no such executable file (the exec will fail:
- * nothing to do). */
-static int guard_follows_path(const char *path, char *const envp[])
+/* Will the new image execveat(dirfd, path, ..., flags) runs have the guard?  -1: no such
+ * executable file (the exec will fail: nothing to do).  An empty path with AT_EMPTY_PATH: the
+ * file dirfd is open on (fexecve). */
+static int guard_follows_at(int dirfd, const char *path, char *const envp[], int flags)
 {
 	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+	if (path && !*path && (flags & AT_EMPTY_PATH))
+		return preloads_shim(envp) && loads_preload(dirfd);
+	if (fstatat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    faccessat(dirfd, path, X_OK, 0) < 0)
 		return -1;
 	if (!preloads_shim(envp) || (st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 1; /* executable, not readable: cannot tell; the loader runs it with the preload */
 	bool r = loads_preload(fd);
@@ -139,7 +146,7 @@ RTSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[
 	struct rtshim_exec_undo undo;
 	if (!rtshim_runaway_armed() || !next_execve())
 		return next_execve() ? next_execve()(path, argv, envp) : (errno = ENOSYS, -1);
-	int follows = guard_follows_path(path, envp);
+	int follows = guard_follows_at(AT_FDCWD, path, envp, 0);
 	if (follows < 0)
 		return next_execve()(path, argv, envp);
 	rtshim_runaway_before_exec(follows, &undo);
@@ -155,7 +162,7 @@ RTSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp
 	const char *path;
 	if (!rtshim_runaway_armed() || !next_execvpe() || !(path = search_path(file, buf, sizeof buf)))
 		return next_execvpe() ? next_execvpe()(file, argv, envp) : (errno = ENOSYS, -1);
-	int follows = guard_follows_path(path, envp);
+	int follows = guard_follows_at(AT_FDCWD, path, envp, 0);
 	if (follows < 0)
 		return next_execvpe()(file, argv, envp);
 	rtshim_runaway_before_exec(follows, &undo);
@@ -171,6 +178,21 @@ RTSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		return next_fexecve() ? next_fexecve()(fd, argv, envp) : (errno = ENOSYS, -1);
 	rtshim_runaway_before_exec(preloads_shim(envp) && loads_preload(fd), &undo);
 	int r = next_fexecve()(fd, argv, envp);
+	exec_failed(&undo);
+	return r;
+}
+
+/* glibc's own fexecve makes this system call, not this function: fexecve has its interposer above */
+RTSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	struct rtshim_exec_undo undo;
+	if (!rtshim_runaway_armed() || !next_execveat())
+		return next_execveat() ? next_execveat()(dirfd, path, argv, envp, flags) : (errno = ENOSYS, -1);
+	int follows = guard_follows_at(dirfd, path, envp, flags);
+	if (follows < 0)
+		return next_execveat()(dirfd, path, argv, envp, flags);
+	rtshim_runaway_before_exec(follows, &undo);
+	int r = next_execveat()(dirfd, path, argv, envp, flags);
 	exec_failed(&undo);
 	return r;
 }

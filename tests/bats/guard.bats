@@ -291,6 +291,23 @@ unshimmed() {
 	check_overrun main 10
 }
 
+@test "runaway: execveat from a granted thread into an empty environment (by path, by descriptor as fexecve does) runs as without the shim" {
+	local how
+	for how in exec-clean-at exec-clean-at-fd; do
+		run as_user "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		echo "$how without rtshim: status $status: $output"
+		[ "$status" = 0 ]
+		[[ $output == *"kernel main-end OTHER 0"* ]]
+		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		echo "$how: status $status: $output"
+		# not killed by SIGXCPU (152) under the guard's soft limit without the guard
+		[ "$status" = 0 ]
+		[[ $output == *"call setschedparam rc=0 err=OK"* ]]
+		[[ $output == *"kernel main-start OTHER|RESET 0"* ]]
+		[[ $output == *done* ]]
+	done
+}
+
 @test "the grant path adds little address space: mlockall(MCL_CURRENT) under an 8 MiB RLIMIT_MEMLOCK still works" {
 	run as_user prlimit --memlock=8388608 "$PROBES/rt-mlock" 10 </dev/null
 	echo "without rtshim: status $status: $output"

@@ -30,6 +30,10 @@
  *   exec-clean        the worker, after its grant, execs `env -i THIS main MS` (a clean
  *                     environment: the new image has no shim)
  *   exec-keep         the worker, after its grant, execs `THIS main MS` with its environment
+ *   exec-clean-at     the worker, after its grant, execveat(AT_FDCWD, THIS) `main MS` with an
+ *                     empty environment (no shim)
+ *   exec-clean-at-fd  the same through a descriptor: execveat(fd, "", AT_EMPTY_PATH), as
+ *                     glibc's fexecve does
  *   busy-all          (MS PRIO N) every signal blocked in every thread, nobody waits; N workers (one per
  *                     CPU) realtime: worker0 computes MS ms without blocking, the others
  *                     compute MS ms in 100 ms slices with a 1 ms sleep between (they never
@@ -38,6 +42,7 @@
  * before and after the computation), "disposition own|ignore|default|other", "handler
  * kernel=N user=N plain=N" (what the handler saw so far: SI_KERNEL, other, signal(2)'s),
  * "kill-seen yes|no", and "done" before exiting 0. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -156,8 +161,13 @@ static void *worker(void *p)
 		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 		self[n > 0 ? n : 0] = '\0';
 		snprintf(arg, sizeof arg, "%g", ms);
+		char *argv_main[] = { self, "main", arg, NULL }, *no_env[] = { NULL };
 		if (!strcmp(mode, "exec-clean"))
 			execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
+		else if (!strcmp(mode, "exec-clean-at"))
+			execveat(AT_FDCWD, self, argv_main, no_env, 0);
+		else if (!strcmp(mode, "exec-clean-at-fd"))
+			execveat(open(self, O_RDONLY | O_CLOEXEC), "", argv_main, no_env, AT_EMPTY_PATH);
 		else
 			execl(self, self, "main", arg, (char *)NULL);
 		probe_say("exec failed %s", probe_errname(errno));
