@@ -257,10 +257,16 @@ long rtshim_syscall_sigmask(long number, long how, long set_, long old_, long si
 	const unsigned long *set = (const unsigned long *)(uintptr_t)set_;
 	unsigned long *old = (unsigned long *)(uintptr_t)old_;
 	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
-	bool guarded_mask = size == 8 && rtshim_runaway_armed();
+	bool guarded_mask = size == 8 && rtshim_runaway_armed(), old_bad = false;
 	sigset_t view, x;
-	if (guarded_mask && old)
+	if (guarded_mask && old) {
 		rtshim_runaway_sigmask(SIG_BLOCK, NULL, &view); /* the program's view before */
+		/* an unwritable old: the kernel changes the mask, then says EFAULT; so does this */
+		old_bad = (next ? next(number, SIG_BLOCK, NULL, old, size)
+				: rtshim_raw_syscall(number, SIG_BLOCK, NULL, old, size)) < 0;
+	}
+	if (old_bad)
+		old = NULL;
 	long r = next ? next(number, how, set, old, size) : rtshim_raw_syscall(number, how, set, old, size);
 	if (r < 0 || !guarded_mask)
 		return r;
@@ -272,9 +278,12 @@ long rtshim_syscall_sigmask(long number, long how, long set_, long old_, long si
 		sigaddset(&x, SIGXCPU);
 	/* SIGXCPU blocked: SIG_BLOCK of it (or SIG_SETMASK with it); unblocked: SIG_UNBLOCK of it
 	 * (or SIG_SETMASK without it); else nothing but what the guard does for an empty SIG_BLOCK */
-	rtshim_runaway_sigmask((int)how == SIG_UNBLOCK || ((int)how == SIG_SETMASK && !in) ? SIG_UNBLOCK
-											    : SIG_BLOCK,
-			       &x, NULL);
+	int op = (int)how == SIG_UNBLOCK || ((int)how == SIG_SETMASK && !in) ? SIG_UNBLOCK : SIG_BLOCK;
+	rtshim_runaway_sigmask(op, &x, NULL);
+	if (old_bad) {
+		errno = EFAULT;
+		return -1;
+	}
 	if (old && sigismember(&view, SIGXCPU))
 		old[word] |= bit;
 	return r;

@@ -179,6 +179,24 @@ unshimmed() {
 	[[ $output == *"kill-seen yes"* ]]
 }
 
+@test "runaway: the raw rt_sigprocmask system call with bad arguments once the guard is armed: the kernel's errors, as without the shim; SIGXCPU not blocked in the kernel" {
+	run as_user "$PROBES/syscall-guard" mask-errors 0 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel-blocked yes"* ]] # the kernel blocked it, then said EFAULT
+	local plain
+	plain=$(grep -E '^(case|blocked)' <<<"$output")
+	[ "$(grep -c '^case .* rc=-1 err=E' <<<"$plain")" = 4 ]
+	run as_user "$RTRUN" -p 10 "$PROBES/syscall-guard" mask-errors 300 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[ "$(grep -E '^(case|blocked)' <<<"$output")" = "$plain" ]
+	[[ $output == *"kernel-blocked no"* ]]
+	[[ $output == *"kernel start RR|RESET 10"* ]]
+	[[ $output == *"kernel end OTHER|RESET 0"* ]]
+	[[ $output == *done* ]]
+}
+
 @test "runaway: every signal blocked and a realtime thread busy on every CPU: the one that ran out is demoted, the others stay" {
 	local n
 	n=$(nproc)

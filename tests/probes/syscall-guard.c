@@ -6,6 +6,9 @@
  *   rttime    syscall(SYS_prlimit64, 0, RLIMIT_RTTIME): read, soft set to the hard one, read back
  *   handler   syscall(SYS_rt_sigaction, SIGXCPU): its own handler, read back
  *   mask      syscall(SYS_rt_sigprocmask): SIGXCPU blocked, the mask read back
+ *   mask-errors  syscall(SYS_rt_sigprocmask) with a bad how, set, size or old (SIGXCPU blocked:
+ *             the kernel blocks it, then says EFAULT): "case NAME rc=R err=E" each; then
+ *             "kernel-blocked yes|no" (SigBlk in /proc/self/status) and "blocked yes|no" as mask
  * Lines: "rttime SOFT HARD" (what the program reads), "kernel-rttime SOFT HARD" (/proc/self/limits),
  * "disposition own|other", "blocked yes|no", "kernel start|end POLICY PRIO", "handler N" (how
  * often its own handler ran), "done". */
@@ -101,6 +104,32 @@ static void mask(void)
 	probe_say("blocked %s", now[word] & bit ? "yes" : "no");
 }
 
+static void mask_case(const char *name, long how, const void *set, void *old, long size)
+{
+	errno = 0;
+	long r = syscall(SYS_rt_sigprocmask, how, set, old, size);
+	probe_say("case %s rc=%ld err=%s", name, r, probe_errname(r < 0 ? errno : 0));
+}
+
+static void mask_errors(void)
+{
+	uint64_t x = 1ULL << (SIGXCPU - 1), o;
+	void *bad = (void *)(uintptr_t)8; /* unmapped */
+	mask_case("bad-how", 42, &x, NULL, sizeof x);
+	mask_case("bad-set", SIG_BLOCK, bad, NULL, sizeof x);
+	mask_case("size-4", SIG_BLOCK, &x, &o, 4);
+	mask_case("bad-old", SIG_BLOCK, &x, bad, sizeof x);
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (!strncmp(line, "SigBlk:", 7))
+			probe_say("kernel-blocked %s", strtoull(line + 7, NULL, 16) & x ? "yes" : "no");
+	if (f)
+		fclose(f);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &o, sizeof o);
+	probe_say("blocked %s", o & x ? "yes" : "no");
+}
+
 static double cpu_ms(void)
 {
 	struct timespec ts;
@@ -119,6 +148,8 @@ int main(int argc, char **argv)
 		handler();
 	else if (!strcmp(mode, "mask"))
 		mask();
+	else if (!strcmp(mode, "mask-errors"))
+		mask_errors();
 	kernel_rttime();
 	probe_kernel("start");
 	double end = cpu_ms() + ms;
