@@ -150,29 +150,34 @@ static void *busy_worker(void *p)
 	return NULL;
 }
 
+/* exec-*: this program again, mode main, as the mode says; returns only to exit 4 */
+static void exec_main(void)
+{
+	char self[4096], arg[32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = '\0';
+	snprintf(arg, sizeof arg, "%g", ms);
+	char *argv_main[] = { self, "main", arg, NULL }, *no_env[] = { NULL };
+	if (!strcmp(mode, "exec-clean"))
+		execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
+	else if (!strcmp(mode, "exec-clean-at"))
+		execveat(AT_FDCWD, self, argv_main, no_env, 0);
+	else if (!strcmp(mode, "exec-clean-at-fd"))
+		execveat(open(self, O_RDONLY | O_CLOEXEC), "", argv_main, no_env, AT_EMPTY_PATH);
+	else
+		execl(self, self, "main", arg, (char *)NULL);
+	probe_say("exec failed %s", probe_errname(errno));
+	exit(4);
+}
+
 static void *worker(void *p)
 {
 	(void)p;
 	struct sched_param sp = { .sched_priority = prio };
 	if (PROBE_PTHREAD("setschedparam", pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)))
 		probe_say("not realtime");
-	if (!strncmp(mode, "exec-", 5)) {
-		char self[4096], arg[32];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		self[n > 0 ? n : 0] = '\0';
-		snprintf(arg, sizeof arg, "%g", ms);
-		char *argv_main[] = { self, "main", arg, NULL }, *no_env[] = { NULL };
-		if (!strcmp(mode, "exec-clean"))
-			execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
-		else if (!strcmp(mode, "exec-clean-at"))
-			execveat(AT_FDCWD, self, argv_main, no_env, 0);
-		else if (!strcmp(mode, "exec-clean-at-fd"))
-			execveat(open(self, O_RDONLY | O_CLOEXEC), "", argv_main, no_env, AT_EMPTY_PATH);
-		else
-			execl(self, self, "main", arg, (char *)NULL);
-		probe_say("exec failed %s", probe_errname(errno));
-		exit(4);
-	}
+	if (!strncmp(mode, "exec-", 5))
+		exec_main();
 	if (!strncmp(mode, "soft-to-hard", 12)) {
 		struct rlimit rl;
 		bool pr = !strcmp(mode, "soft-to-hard-prlimit");
