@@ -235,7 +235,7 @@ $(B)/bench/%: bench/%.c
 CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
-CROSS_PROBES := syscall-pass syscall-sched
+CROSS_PROBES := syscall-pass syscall-sched syscall-guard
 .PHONY: cross $(addprefix cross-,$(CROSS_TARGETS))
 cross: $(addprefix cross-,$(CROSS_TARGETS))
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%:

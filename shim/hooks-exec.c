@@ -4,8 +4,8 @@
  * RLIMIT_RTTIME; the runaway guard (a handler, a lowered soft limit) does not: a new image
  * without the shim, realtime under the guard's soft limit, is killed by SIGXCPU where it would
  * have run.  So each exec function of the C library (glibc's call its internal __execve, hence
- * one interposer each) first asks runaway.c to put the program's own soft limit back and, when
- * the new image will not have the guard, to demote the calling thread.  The new image has the
+ * one interposer each; execveat too) first asks runaway.c to put the program's own soft limit
+ * back and, when the new image will not have the guard, to demote the calling thread.  The new image has the
  * guard when its environment preloads the shim and the file is neither set-user/group-ID (the
  * loader ignores the preload there) nor statically linked.  rtrun -p (and a program that re-execs
  * itself with its environment) keeps crossing exec realtime.  Before the guard is armed: one
@@ -27,6 +27,7 @@
 typedef int execve_fn(const char *, char *const[], char *const[]);
 typedef int execvpe_fn(const char *, char *const[], char *const[]);
 typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
 
 /* Without a next definition (never seen with glibc): ENOSYS. */
 static int no_execve(const char *path, char *const argv[], char *const envp[])
@@ -41,10 +42,18 @@ static int no_fexecve(int fd, char *const argv[], char *const envp[])
 	errno = ENOSYS;
 	return -1;
 }
+static int no_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	(void)dirfd, (void)path, (void)argv, (void)envp, (void)flags;
+	errno = ENOSYS;
+	return -1;
+}
 
 RTSHIM_DEFINE_NEXT_OR(execve_fn, execve, no_execve)
 RTSHIM_DEFINE_NEXT_OR(execvpe_fn, execvpe, no_execve)
 RTSHIM_DEFINE_NEXT_OR(fexecve_fn, fexecve, no_fexecve)
+RTSHIM_DEFINE_NEXT_OR(execveat_fn, execveat, no_execveat)
 
 extern char **environ;
 
@@ -53,6 +62,7 @@ void rtshim_resolve_exec(void)
 	next_execve();
 	next_execvpe();
 	next_fexecve();
+	next_execveat();
 }
 
 /* Does the environment preload the shim? */
@@ -91,16 +101,20 @@ static bool loads_preload(int fd)
 	return false;
 }
 
-/* Will the new image in `path` have the guard?  -1: no such executable file (the exec will fail:
- * nothing to do). */
-static int guard_follows_path(const char *path, char *const envp[])
+/* Will the new image execveat(dirfd, path, ..., flags) runs have the guard?  -1: no such
+ * executable file (the exec will fail: nothing to do).  An empty path with AT_EMPTY_PATH: the
+ * file dirfd is open on (fexecve). */
+static int guard_follows_at(int dirfd, const char *path, char *const envp[], int flags)
 {
 	struct stat st;
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) < 0)
+	if (path && !*path && (flags & AT_EMPTY_PATH))
+		return preloads_shim(envp) && loads_preload(dirfd);
+	if (fstatat(dirfd, path, &st, flags & AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+	    faccessat(dirfd, path, X_OK, 0) < 0)
 		return -1;
 	if (!preloads_shim(envp) || (st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 1; /* executable, not readable: cannot tell; the loader runs it with the preload */
 	bool r = loads_preload(fd);
@@ -152,7 +166,7 @@ RTSHIM_EXPORT int execve(const char *path, char *const argv[], char *const envp[
 	struct rtshim_exec_undo undo;
 	if (!rtshim_runaway_armed())
 		return next_execve()(path, argv, envp);
-	int follows = guard_follows_path(path, envp);
+	int follows = guard_follows_at(AT_FDCWD, path, envp, 0);
 	if (follows < 0)
 		return next_execve()(path, argv, envp);
 	rtshim_runaway_before_exec(follows, &undo);
@@ -168,7 +182,7 @@ RTSHIM_EXPORT int execvpe(const char *file, char *const argv[], char *const envp
 	const char *path;
 	if (!rtshim_runaway_armed() || !(path = search_path(file, buf, sizeof buf)))
 		return next_execvpe()(file, argv, envp);
-	int follows = guard_follows_path(path, envp);
+	int follows = guard_follows_at(AT_FDCWD, path, envp, 0);
 	if (follows < 0)
 		return next_execvpe()(file, argv, envp);
 	rtshim_runaway_before_exec(follows, &undo);
@@ -184,6 +198,21 @@ RTSHIM_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 		return next_fexecve()(fd, argv, envp);
 	rtshim_runaway_before_exec(preloads_shim(envp) && loads_preload(fd), &undo);
 	int r = next_fexecve()(fd, argv, envp);
+	exec_failed(&undo);
+	return r;
+}
+
+/* glibc's own fexecve makes this system call, not this function: fexecve has its interposer above */
+RTSHIM_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+	struct rtshim_exec_undo undo;
+	if (!rtshim_runaway_armed())
+		return next_execveat()(dirfd, path, argv, envp, flags);
+	int follows = guard_follows_at(dirfd, path, envp, flags);
+	if (follows < 0)
+		return next_execveat()(dirfd, path, argv, envp, flags);
+	rtshim_runaway_before_exec(follows, &undo);
+	int r = next_execveat()(dirfd, path, argv, envp, flags);
 	exec_failed(&undo);
 	return r;
 }

@@ -6,9 +6,9 @@
  * would see the guard's value.  So getrlimit, setrlimit, prlimit (and their 64-bit names) for
  * RLIMIT_RTTIME of this process go through rtshim_runaway_rttime (runaway.c): the kernel checks
  * and answers first, the program reads back its own soft limit, the guard keeps its share below
- * the hard one; so does syscall(SYS_prlimit64, ...) on x86 (hooks-syscall-entry.S).  Every
- * other resource and process, RLIMIT_RTTIME before a grant armed the
- * guard, and the shim's own calls (inside a request) go straight to the next definition. */
+ * the hard one; so does syscall(SYS_prlimit64, ...) (hooks-syscall-entry.S).  Every other
+ * resource and process, RLIMIT_RTTIME before a grant armed the guard, and the shim's own calls
+ * (inside a request) go straight to the next definition. */
 #include <errno.h>
 #include <stdint.h>
 #include <sys/resource.h>

@@ -182,12 +182,14 @@ RTSHIM_EXPORT int sigignore(int sig)
 
 /* ---- syscall(SYS_rt_sigaction, SIGXCPU, ...) ---------------------------------------------------- */
 
-/* The kernel's struct sigaction for rt_sigaction on x86 (asm/signal.h): the mask is 64 bits. */
+/* The kernel's struct sigaction for rt_sigaction (linux/signal_types.h) on x86, arm64 and arm,
+ * which all have sa_restorer: the mask is 64 bits in longs (on armhf at offset 12, where a
+ * uint64_t would be aligned to 16). */
 struct kernel_sigaction {
 	void *handler;
 	unsigned long flags;
 	void *restorer;
-	uint64_t mask;
+	unsigned long mask[8 / sizeof(unsigned long)];
 };
 
 /* A SIGXCPU disposition set or read with the raw system call goes through the guard, as
@@ -196,7 +198,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 {
 	const struct kernel_sigaction *act = (const struct kernel_sigaction *)(uintptr_t)act_;
 	struct kernel_sigaction *oact = (struct kernel_sigaction *)(uintptr_t)oact_;
-	if (sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
+	if ((int)sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
 		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
 		return next ? next(number, sig, act, oact, size)
 			    : rtshim_raw_syscall(number, sig, act, oact, size);
@@ -209,7 +211,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 #if defined(__x86_64__) || defined(__i386__) /* glibc keeps the restorer there */
 		a.sa_restorer = (void (*)(void))act->restorer;
 #endif
-		memcpy(&a.sa_mask, &act->mask, sizeof act->mask);
+		memcpy(&a.sa_mask, act->mask, sizeof act->mask);
 	}
 	if (rtshim_runaway_sigaction(act ? &a : NULL, oact ? &o : NULL) < 0)
 		return -1;
@@ -221,7 +223,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 #else
 		oact->restorer = NULL;
 #endif
-		memcpy(&oact->mask, &o.sa_mask, sizeof oact->mask);
+		memcpy(oact->mask, &o.sa_mask, sizeof oact->mask);
 	}
 	return 0;
 }
@@ -241,6 +243,48 @@ RTSHIM_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 		return -1;
 	}
 	return 0;
+}
+
+/* syscall(SYS_rt_sigprocmask, how, set, old, 8) once the guard is armed: the kernel's call as
+ * asked first (its errors exactly, SIGCANCEL and the like as the program set them), then what
+ * it did to SIGXCPU alone goes through the guard's mask (SIGXCPU kept deliverable, the
+ * program's view kept), and the program reads back its own view.  A SIGXCPU that arrives in
+ * between stays pending until the guard unblocks it. */
+long rtshim_syscall_sigmask(long number, long how, long set_, long old_, long size)
+{
+	const unsigned long *set = (const unsigned long *)(uintptr_t)set_;
+	unsigned long *old = (unsigned long *)(uintptr_t)old_;
+	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+	bool guarded_mask = size == 8 && rtshim_runaway_armed(), old_bad = false;
+	sigset_t view, x;
+	if (guarded_mask && old) {
+		rtshim_runaway_sigmask(SIG_BLOCK, NULL, &view); /* the program's view before */
+		/* an unwritable old: the kernel changes the mask, then says EFAULT; so does this */
+		old_bad = (next ? next(number, SIG_BLOCK, NULL, old, size)
+				: rtshim_raw_syscall(number, SIG_BLOCK, NULL, old, size)) < 0;
+	}
+	if (old_bad)
+		old = NULL;
+	long r = next ? next(number, how, set, old, size) : rtshim_raw_syscall(number, how, set, old, size);
+	if (r < 0 || !guarded_mask)
+		return r;
+	enum { BITS = 8 * sizeof(unsigned long) };
+	const unsigned long bit = 1UL << ((SIGXCPU - 1) % BITS), word = (SIGXCPU - 1) / BITS;
+	bool in = set && (set[word] & bit);
+	sigemptyset(&x);
+	if (in || (set && (int)how == SIG_SETMASK))
+		sigaddset(&x, SIGXCPU);
+	/* SIGXCPU blocked: SIG_BLOCK of it (or SIG_SETMASK with it); unblocked: SIG_UNBLOCK of it
+	 * (or SIG_SETMASK without it); else nothing but what the guard does for an empty SIG_BLOCK */
+	int op = (int)how == SIG_UNBLOCK || ((int)how == SIG_SETMASK && !in) ? SIG_UNBLOCK : SIG_BLOCK;
+	rtshim_runaway_sigmask(op, &x, NULL);
+	if (old_bad) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (old && sigismember(&view, SIGXCPU))
+		old[word] |= bit;
+	return r;
 }
 
 /* Resolve now, from the constructor: the guard arms from a thread that asks for realtime,

@@ -34,6 +34,8 @@ extern syscall_fn *rtshim_syscall_next;
 long rtshim_syscall_sched(long number, long pid, long a2, long a3);
 /* syscall(SYS_rt_sigaction, sig, act, oact, sigsetsize) (hooks-signal.c) */
 long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long size);
+/* syscall(SYS_rt_sigprocmask, how, set, old, sigsetsize) (hooks-signal.c) */
+long rtshim_syscall_sigmask(long number, long how, long set, long old, long size);
 /* syscall(SYS_prlimit64, pid, resource, new, old) (hooks-rlimit.c) */
 long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get);
 void rtshim_resolve_syscall(void);

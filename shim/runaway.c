@@ -113,7 +113,8 @@ sigaction_fn *rtshim_runaway_real_sigaction(void)
 
 static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	return (int)syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
+	/* the system call itself: the shim's own syscall() would take it for the program's */
+	return (int)rtshim_raw_syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
 }
 
 RTSHIM_DEFINE_NEXT_OR(sigmask_fn, pthread_sigmask, no_sigmask)

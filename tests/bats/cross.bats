@@ -6,7 +6,11 @@
 # to libc's syscall() with its arguments untouched (the same lines as without the shim), and
 # sched_setscheduler/sched_setparam to the shim: as root the kernel's FIFO exactly as asked,
 # as the test user the shim's grant path (here without a client: EPERM, as without the shim,
-# and its one warning).  What the probes print is read from the host kernel through qemu.
+# and its one warning); rt_sigaction, rt_sigprocmask and prlimit64 to the runaway guard: a
+# program started realtime by chrt (root: the cross build has no client) that sets SIGXCPU's
+# disposition or mask, or its soft RLIMIT_RTTIME, through syscall() is demoted at the guard's
+# soft limit instead of killed at the hard one (qemu-user passes RLIMIT_RTTIME's SIGXCPU on to
+# the guest's handler).  What the probes print is read from the host kernel through qemu.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -97,4 +101,48 @@ qemu_run() {
 		[[ $output == *"cannot load the daemon client"* ]]
 		[ "$(grep -v '^rtshim' <<<"$output")" = $'call setscheduler rc=-1 err=EPERM\nkernel set OTHER 0' ]
 	done
+}
+
+# guard_run TRIPLET [--shim] MODE: syscall-guard under qemu as root, started FIFO 10 with
+# RLIMIT_RTTIME 450 ms soft, 500 ms hard (the guard's soft: 400 ms), computing 700 ms; its
+# output and, last, "exit N".
+guard_run() {
+	local t=$1 shim=; shift
+	if [[ $1 == --shim ]]; then shim=$B/cross/$t/lib/$t/rtshim/librtshim.so; shift; fi
+	as_root prlimit --rttime=450000:500000 chrt -f 10 "$(qemu_of "$t")" -L "/usr/$t" \
+		${shim:+-E LD_PRELOAD="$shim"} "$B/cross/$t/tests/$t/probes/syscall-guard" "$1" 700 2>&1
+	echo "exit $?"
+}
+
+# guard_promise MODE PLAIN SHIM HANDLED: on each target, MODE without the shim prints PLAIN and
+# is killed at the hard limit (137); with the shim it prints SHIM, ends SCHED_OTHER, its own
+# handler run HANDLED times, and exits 0.
+guard_promise() {
+	local t
+	for t in "${TARGETS[@]}"; do
+		run -0 guard_run "$t" "$1"
+		echo "$t without the shim: $output"
+		[[ $output == *"$2"* ]]
+		[[ $output == *"exit 137" ]]
+		run -0 guard_run "$t" --shim "$1"
+		echo "$t with the shim: $output"
+		[[ $output == *"$3"* ]]
+		[[ $output == *$'kernel end OTHER 0\nhandler '"$4"$'\ndone\nexit 0' ]]
+	done
+}
+
+@test "arm64, armhf under qemu: a program started realtime that sets its soft RLIMIT_RTTIME to the hard one through syscall(SYS_prlimit64) reads its own value, keeps the guard's, is demoted and lives" {
+	# what the program set, read back; the kernel's soft limit still the guard's
+	guard_promise rttime $'rttime 500000 500000\nkernel-rttime 500000 500000\n' \
+		$'rttime 450000 500000\nrttime 500000 500000\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 0
+}
+
+@test "arm64, armhf under qemu: a SIGXCPU handler installed through syscall(SYS_rt_sigaction) by a program started realtime is read back, runs, and the program is demoted instead of killed" {
+	# the guard demoted the thread and chained the overrun to the program's handler
+	guard_promise handler $'disposition own\n' \
+		$'disposition own\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 1
+}
+
+@test "arm64, armhf under qemu: SIGXCPU blocked through syscall(SYS_rt_sigprocmask) by a program started realtime: it reads its own mask, is demoted instead of killed" {
+	guard_promise mask $'blocked yes\n' $'blocked yes\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 0
 }

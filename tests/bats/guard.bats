@@ -166,6 +166,37 @@ unshimmed() {
 	[[ $output == *"kill-seen yes"* ]]
 }
 
+@test "runaway: SIGXCPU blocked with the raw rt_sigprocmask system call after the grant: demoted, the program reads its own mask; a sigwait still gets kill -XCPU" {
+	run as_user "$PROBES/rt-signals" late-block-raw 300 10 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel worker-end OTHER 0"* ]]
+	[[ $output == *"mask-view SIGXCPU blocked"* ]]
+	[[ $output == *"kill-seen yes"* ]]
+	run as_user "$RTRUN" "$PROBES/rt-signals" late-block-raw 300 10 </dev/null
+	check_overrun worker 10
+	[[ $output == *"mask-view SIGXCPU blocked"* ]]
+	[[ $output == *"kill-seen yes"* ]]
+}
+
+@test "runaway: the raw rt_sigprocmask system call with bad arguments once the guard is armed: the kernel's errors, as without the shim; SIGXCPU not blocked in the kernel" {
+	run as_user "$PROBES/syscall-guard" mask-errors 0 </dev/null
+	echo "without rtshim: status $status: $output"
+	[ "$status" = 0 ]
+	[[ $output == *"kernel-blocked yes"* ]] # the kernel blocked it, then said EFAULT
+	local plain
+	plain=$(grep -E '^(case|blocked)' <<<"$output")
+	[ "$(grep -c '^case .* rc=-1 err=E' <<<"$plain")" = 4 ]
+	run as_user "$RTRUN" -p 10 "$PROBES/syscall-guard" mask-errors 300 </dev/null
+	echo "status $status: $output"
+	[ "$status" = 0 ]
+	[ "$(grep -E '^(case|blocked)' <<<"$output")" = "$plain" ]
+	[[ $output == *"kernel-blocked no"* ]]
+	[[ $output == *"kernel start RR|RESET 10"* ]]
+	[[ $output == *"kernel end OTHER|RESET 0"* ]]
+	[[ $output == *done* ]]
+}
+
 @test "runaway: every signal blocked and a realtime thread busy on every CPU: the one that ran out is demoted, the others stay" {
 	local n
 	n=$(nproc)
@@ -276,6 +307,23 @@ unshimmed() {
 	# with its environment the new image has the shim: realtime crosses, with the guard
 	run as_user "$RTRUN" "$PROBES/rt-signals" exec-keep 300 10 </dev/null
 	check_overrun main 10
+}
+
+@test "runaway: execveat from a granted thread into an empty environment (by path, by descriptor as fexecve does) runs as without the shim" {
+	local how
+	for how in exec-clean-at exec-clean-at-fd; do
+		run as_user "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		echo "$how without rtshim: status $status: $output"
+		[ "$status" = 0 ]
+		[[ $output == *"kernel main-end OTHER 0"* ]]
+		run as_user "$RTRUN" "$PROBES/rt-signals" "$how" 300 10 </dev/null
+		echo "$how: status $status: $output"
+		# not killed by SIGXCPU (152) under the guard's soft limit without the guard
+		[ "$status" = 0 ]
+		[[ $output == *"call setschedparam rc=0 err=OK"* ]]
+		[[ $output == *"kernel main-start OTHER|RESET 0"* ]]
+		[[ $output == *done* ]]
+	done
 }
 
 @test "the grant path adds little address space: mlockall(MCL_CURRENT) under an 8 MiB RLIMIT_MEMLOCK still works" {

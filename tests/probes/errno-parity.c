@@ -42,17 +42,16 @@ static void *park(void *p)
 	return NULL;
 }
 
-int main(int argc, char **argv)
-{
-	pid_t foreign = argc > 1 ? atoi(argv[1]) : 0;
-	pid_t foreign_tid = argc > 2 ? atoi(argv[2]) : 0;
-	const pid_t nonexistent = 0x7ffffff0;
-	struct sched_param p0 = { 0 }, p1 = { 1 }, p5 = { 5 }, p10 = { 10 }, pm1 = { -1 },
-			   p100 = { 100 }, pmax = { INT_MAX }, pmin = { INT_MIN };
-	pthread_t self = pthread_self();
-	setvbuf(stdout, NULL, _IOLBF, 0);
+/* the target of a case that must not exist, and the parameters the cases pass */
+static const pid_t nonexistent = 0x7ffffff0;
+static struct sched_param p0 = { 0 }, p1 = { 1 }, p5 = { 5 }, p10 = { 10 }, pm1 = { -1 },
+			  p100 = { 100 }, pmax = { INT_MAX }, pmin = { INT_MIN };
+/* an unmapped address */
+static const struct sched_param *const bad = (const struct sched_param *)(uintptr_t)8;
 
-	/* sched_setscheduler */
+/* sched_setscheduler */
+static void setscheduler_cases(pid_t foreign, pid_t foreign_tid)
+{
 	S("ss-policy-42", sched_setscheduler(0, 42, &p0));
 	S("ss-policy-minus1", sched_setscheduler(0, -1, &p0));
 	S("ss-policy-deadline", sched_setscheduler(0, 6, &p0));
@@ -93,8 +92,11 @@ int main(int argc, char **argv)
 		S("sp-foreign-tid-prio-10", sched_setparam(foreign_tid, &p10));
 		S("gs-foreign-tid", sched_getscheduler(foreign_tid));
 	}
+}
 
-	/* sched_setparam */
+/* sched_setparam */
+static void setparam_cases(pid_t foreign)
+{
 	S("sp-null-param", sched_setparam(0, NULL));
 	S("sp-prio-5-on-other", sched_setparam(0, &p5));
 	S("sp-prio-minus1", sched_setparam(0, &pm1));
@@ -106,10 +108,12 @@ int main(int argc, char **argv)
 	S("sp-pid-nonexistent-prio-5", sched_setparam(nonexistent, &p5));
 	if (foreign)
 		S("sp-foreign-prio-0", sched_setparam(foreign, &p0));
+}
 
-	/* the same requests through syscall(), as util-linux chrt makes them: the shim interposes
-	 * syscall() for these two numbers */
-	const struct sched_param *bad = (const struct sched_param *)(uintptr_t)8; /* unmapped */
+/* the same requests through syscall(), as util-linux chrt makes them: the shim interposes
+ * syscall() for these two numbers */
+static void syscall_cases(pid_t foreign, pid_t foreign_tid)
+{
 	S("ss-fifo-bad-pointer", sched_setscheduler(0, SCHED_FIFO, bad));
 	S("sp-bad-pointer", sched_setparam(0, bad));
 	S("sys-ss-policy-42", (int)syscall(SYS_sched_setscheduler, 0, 42, &p0));
@@ -133,8 +137,12 @@ int main(int argc, char **argv)
 	if (foreign_tid)
 		S("sys-ss-foreign-tid-fifo-10",
 		  (int)syscall(SYS_sched_setscheduler, foreign_tid, SCHED_FIFO, &p10));
-	/* sched_setattr (glibc 2.36 has no wrapper): the shim steps in only where the kernel says
-	 * EPERM; every error before that must be the kernel's */
+}
+
+/* sched_setattr (glibc 2.36 has no wrapper): the shim steps in only where the kernel says
+ * EPERM; every error before that must be the kernel's */
+static void setattr_cases(pid_t foreign)
+{
 	struct {
 		uint32_t size, policy;
 		uint64_t flags;
@@ -162,6 +170,11 @@ int main(int argc, char **argv)
 	if (foreign)
 		SA("sys-sa-foreign-fifo-10", foreign, sizeof at, SCHED_FIFO, 0, 10, 0);
 #undef SA
+}
+
+/* sched_setparam through syscall() */
+static void syscall_setparam_cases(void)
+{
 	S("sys-sp-null-param", (int)syscall(SYS_sched_setparam, 0, NULL));
 	S("sys-sp-bad-pointer", (int)syscall(SYS_sched_setparam, 0, bad));
 	S("sys-sp-prio-5-on-other", (int)syscall(SYS_sched_setparam, 0, &p5));
@@ -169,13 +182,19 @@ int main(int argc, char **argv)
 	S("sys-sp-prio-100", (int)syscall(SYS_sched_setparam, 0, &p100));
 	S("sys-sp-pid-minus1", (int)syscall(SYS_sched_setparam, -1, &p0));
 	S("sys-sp-pid-nonexistent", (int)syscall(SYS_sched_setparam, nonexistent, &p5));
+}
 
-	/* sched_getscheduler */
+/* sched_getscheduler */
+static void getscheduler_cases(void)
+{
 	S("gs-pid-minus1", sched_getscheduler(-1));
 	S("gs-pid-nonexistent", sched_getscheduler(nonexistent));
 	S("gs-self", sched_getscheduler(0));
+}
 
-	/* pthread_setschedparam / pthread_setschedprio / pthread_getschedparam */
+/* pthread_setschedparam / pthread_setschedprio on the calling thread */
+static void pthread_self_cases(pthread_t self)
+{
 	P("pt-policy-42", pthread_setschedparam(self, 42, &p0));
 	P("pt-policy-minus1", pthread_setschedparam(self, -1, &p0));
 	P("pt-fifo-prio-0", pthread_setschedparam(self, SCHED_FIFO, &p0));
@@ -192,10 +211,12 @@ int main(int argc, char **argv)
 	P("pt-rr-prio-0", pthread_setschedparam(self, SCHED_RR, &p0));
 	P("pt-rr-prio-100", pthread_setschedparam(self, SCHED_RR, &p100));
 	P("pt-fifo-prio-intmax", pthread_setschedparam(self, SCHED_FIFO, &pmax));
+}
 
-	/* an ended (not joined) thread: ESRCH from glibc */
+/* an ended (not joined) thread: ESRCH from glibc */
+static void ended_thread_cases(void)
+{
 	pthread_t gone;
-	pid_t gone_tid = 0;
 	if (pthread_create(&gone, NULL, quit, NULL) == 0) {
 		/* its TID: /proc/self/task has only this thread again once it ended */
 		for (int i = 0; i < 2000; i++) {
@@ -219,11 +240,13 @@ int main(int argc, char **argv)
 		P("pg-ended-thread", pthread_getschedparam(gone, &policy, &sp));
 		pthread_join(gone, NULL);
 	}
-	(void)gone_tid;
+}
 
-	/* a live thread created behind the interposer (libc's own pthread_create): invalid calls
-	 * about it keep their errors (a valid realtime request about it is served like any other:
-	 * shim.bats, set-other-thread) */
+/* a live thread created behind the interposer (libc's own pthread_create): invalid calls
+ * about it keep their errors (a valid realtime request about it is served like any other:
+ * shim.bats, set-other-thread) */
+static void libc_thread_cases(void)
+{
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	int (*libc_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
 		libc ? (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(libc, "pthread_create") : NULL;
@@ -239,8 +262,12 @@ int main(int argc, char **argv)
 		P("pg-libc-thread", pthread_getschedparam(behind, &upol, &usp));
 		printf("case pg-libc-thread-policy %s %d\n", probe_policy(upol), usp.sched_priority);
 	}
+}
 
-	/* pthread_create: explicit FIFO without a priority (glibc: EINVAL) */
+/* pthread_create: explicit FIFO without a priority (glibc: EINVAL), and what the attribute
+ * refuses */
+static void create_cases(void)
+{
 	pthread_attr_t attr;
 	pthread_t t;
 	pthread_attr_init(&attr);
@@ -258,6 +285,25 @@ int main(int argc, char **argv)
 	/* an invalid policy in the attribute */
 	P("pc-attr-setschedpolicy-42", pthread_attr_setschedpolicy(&attr, 42));
 	pthread_attr_destroy(&attr);
+}
+
+int main(int argc, char **argv)
+{
+	pid_t foreign = argc > 1 ? atoi(argv[1]) : 0;
+	pid_t foreign_tid = argc > 2 ? atoi(argv[2]) : 0;
+	pthread_t self = pthread_self();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	setscheduler_cases(foreign, foreign_tid);
+	setparam_cases(foreign);
+	syscall_cases(foreign, foreign_tid);
+	setattr_cases(foreign);
+	syscall_setparam_cases();
+	getscheduler_cases();
+	pthread_self_cases(self);
+	ended_thread_cases();
+	libc_thread_cases();
+	create_cases();
 
 	int policy;
 	struct sched_param sp;

@@ -20,6 +20,8 @@
  *   late-block        the worker blocks SIGXCPU only after its grant; a thread sigwaits for
  *                     SIGXCPU alone; main then sends the process SIGXCPU (kill) and prints
  *                     "sigwait got 24" when that thread took it ("kill-seen yes|no")
+ *   late-block-raw    the same with syscall(SYS_rt_sigprocmask), and the mask read back the same
+ *                     way: "mask-view SIGXCPU blocked|unblocked"
  *   soft-to-hard      the worker, after its grant, sets its soft RLIMIT_RTTIME to its hard one
  *                     (getrlimit + setrlimit, as stress-ng and many daemons do) and prints
  *                     "rttime SOFT HARD" read back with getrlimit, then computes
@@ -28,6 +30,10 @@
  *   exec-clean        the worker, after its grant, execs `env -i THIS main MS` (a clean
  *                     environment: the new image has no shim)
  *   exec-keep         the worker, after its grant, execs `THIS main MS` with its environment
+ *   exec-clean-at     the worker, after its grant, execveat(AT_FDCWD, THIS) `main MS` with an
+ *                     empty environment (no shim)
+ *   exec-clean-at-fd  the same through a descriptor: execveat(fd, "", AT_EMPTY_PATH), as
+ *                     glibc's fexecve does
  *   busy-all          (MS PRIO N) every signal blocked in every thread, nobody waits; N workers (one per
  *                     CPU) realtime: worker0 computes MS ms without blocking, the others
  *                     compute MS ms in 100 ms slices with a 1 ms sleep between (they never
@@ -36,8 +42,10 @@
  * before and after the computation), "disposition own|ignore|default|other", "handler
  * kernel=N user=N plain=N" (what the handler saw so far: SI_KERNEL, other, signal(2)'s),
  * "kill-seen yes|no", and "done" before exiting 0. */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -95,7 +103,7 @@ static void *sigwaiter(void *p)
 	sigemptyset(&set);
 	if (!strcmp(mode, "sigwait-all")) {
 		sigfillset(&set);
-	} else if (!strcmp(mode, "late-block")) {
+	} else if (!strncmp(mode, "late-block", 10)) {
 		sigaddset(&set, SIGXCPU);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	} else {
@@ -142,24 +150,34 @@ static void *busy_worker(void *p)
 	return NULL;
 }
 
+/* exec-*: this program again, mode main, as the mode says; returns only to exit 4 */
+static void exec_main(void)
+{
+	char self[4096], arg[32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = '\0';
+	snprintf(arg, sizeof arg, "%g", ms);
+	char *argv_main[] = { self, "main", arg, NULL }, *no_env[] = { NULL };
+	if (!strcmp(mode, "exec-clean"))
+		execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
+	else if (!strcmp(mode, "exec-clean-at"))
+		execveat(AT_FDCWD, self, argv_main, no_env, 0);
+	else if (!strcmp(mode, "exec-clean-at-fd"))
+		execveat(open(self, O_RDONLY | O_CLOEXEC), "", argv_main, no_env, AT_EMPTY_PATH);
+	else
+		execl(self, self, "main", arg, (char *)NULL);
+	probe_say("exec failed %s", probe_errname(errno));
+	exit(4);
+}
+
 static void *worker(void *p)
 {
 	(void)p;
 	struct sched_param sp = { .sched_priority = prio };
 	if (PROBE_PTHREAD("setschedparam", pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp)))
 		probe_say("not realtime");
-	if (!strncmp(mode, "exec-", 5)) {
-		char self[4096], arg[32];
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		self[n > 0 ? n : 0] = '\0';
-		snprintf(arg, sizeof arg, "%g", ms);
-		if (!strcmp(mode, "exec-clean"))
-			execl("/usr/bin/env", "env", "-i", self, "main", arg, (char *)NULL);
-		else
-			execl(self, self, "main", arg, (char *)NULL);
-		probe_say("exec failed %s", probe_errname(errno));
-		exit(4);
-	}
+	if (!strncmp(mode, "exec-", 5))
+		exec_main();
 	if (!strncmp(mode, "soft-to-hard", 12)) {
 		struct rlimit rl;
 		bool pr = !strcmp(mode, "soft-to-hard-prlimit");
@@ -181,6 +199,12 @@ static void *worker(void *p)
 		sigemptyset(&x);
 		sigaddset(&x, SIGXCPU);
 		pthread_sigmask(SIG_BLOCK, &x, NULL);
+	} else if (!strcmp(mode, "late-block-raw")) {
+		uint64_t x = 1ULL << (SIGXCPU - 1), now = 0; /* the kernel's 64-bit mask */
+		if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &x, NULL, sizeof x))
+			probe_say("rt_sigprocmask failed %s", probe_errname(errno));
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &now, sizeof now);
+		probe_say("mask-view SIGXCPU %s", now & x ? "blocked" : "unblocked");
 	} else if (!strcmp(mode, "handler")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof sa);
@@ -267,7 +291,7 @@ int main(int argc, char **argv)
 		probe_say("done");
 		return 0;
 	}
-	if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-all") || !strcmp(mode, "late-block")) {
+	if (!strcmp(mode, "sigwait") || !strcmp(mode, "sigwait-all") || !strncmp(mode, "late-block", 10)) {
 		sigset_t all;
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -277,7 +301,7 @@ int main(int argc, char **argv)
 		return 3;
 	pthread_join(w, NULL);
 	probe_say("disposition %s", disposition());
-	if (!strcmp(mode, "late-block")) {
+	if (!strncmp(mode, "late-block", 10)) {
 		kill(getpid(), SIGXCPU);
 		struct timespec t = { 0, 10 * 1000 * 1000 };
 		for (int i = 0; i < 200 && !waited_xcpu; i++)

@@ -258,20 +258,24 @@ static void *blocked_thread(void *arg)
 
 /* Once armed, the program's SIGXCPU disposition is the one chained and the one it reads back,
  * while the kernel keeps the guard's handler.  (Last test: it arms the guard in this process.) */
-static void test_disposition_after_arm(void **state)
+/* Before a grant: the real call, no guard thread. */
+static void disposition_before_arm(struct sigaction *a)
 {
-	(void)state;
-	struct sigaction a, o, k, guard;
-	memset(&a, 0, sizeof a);
-	sigemptyset(&a.sa_mask);
-	a.sa_handler = h_one;
-	/* before a grant: the real call, no guard thread */
-	assert_int_equal(rtshim_runaway_sigaction(&a, NULL), 0);
+	struct sigaction k;
+	memset(a, 0, sizeof *a);
+	sigemptyset(&a->sa_mask);
+	a->sa_handler = h_one;
+	assert_int_equal(rtshim_runaway_sigaction(a, NULL), 0);
 	sigaction(SIGXCPU, NULL, &k);
 	assert_ptr_equal(k.sa_handler, h_one);
 	assert_false(rtshim_runaway_armed());
 	assert_false(guard_thread_runs());
+}
 
+/* Armed and granted to this thread: SIGXCPU blocked here is unblocked for real, the program's
+ * view of its mask kept. */
+static void mask_of_granted_thread(void)
+{
 	assert_int_equal(rtshim_runaway_arm(160000), 0);
 	assert_true(rtshim_runaway_armed());
 	assert_false(guard_thread_runs()); /* not before rtkit granted */
@@ -298,9 +302,18 @@ static void test_disposition_after_arm(void **state)
 	assert_int_equal(rtshim_runaway_sigmask(SIG_SETMASK, &was, &now), 0);
 	assert_false(sigismember(&now, SIGXCPU));
 	assert_int_equal(rtshim_runaway_sigmask(42, &was, NULL), EINVAL);
-	/* another thread, granted by this one, that blocks SIGXCPU: the guard thread, lazily */
+}
+
+/* Another thread, granted by this one, that blocks SIGXCPU: the guard thread starts, lazily; the
+ * kernel's disposition is the guard's (*guard), the program reads its own back. */
+static void guard_thread_for_blocked_other(struct sigaction *guard)
+{
+	struct sigaction o;
+	sigset_t xcpu, was;
 	pthread_t other;
 	pid_t other_tid = 0;
+	sigemptyset(&xcpu);
+	sigaddset(&xcpu, SIGXCPU);
 	pthread_sigmask(SIG_BLOCK, &xcpu, &was);
 	assert_int_equal(pthread_create(&other, NULL, blocked_thread, &other_tid), 0);
 	pthread_sigmask(SIG_SETMASK, &was, NULL);
@@ -310,8 +323,8 @@ static void test_disposition_after_arm(void **state)
 	assert_true(guard_thread_runs());
 	__atomic_store_n(&other_tid, -1, __ATOMIC_RELEASE);
 	pthread_join(other, NULL);
-	sigaction(SIGXCPU, NULL, &guard);
-	assert_true(guard.sa_flags & SA_SIGINFO);
+	sigaction(SIGXCPU, NULL, guard);
+	assert_true(guard->sa_flags & SA_SIGINFO);
 	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
 	assert_ptr_equal(o.sa_handler, h_one);
 	assert_false(o.sa_flags & SA_SIGINFO);
@@ -319,35 +332,46 @@ static void test_disposition_after_arm(void **state)
 	h_calls = 0;
 	raise(SIGXCPU);
 	assert_int_equal(h_calls, 1);
+}
 
-	/* SIG_IGN: the kernel keeps the guard's handler, the program reads SIG_IGN back */
-	a.sa_handler = SIG_IGN;
-	sigaddset(&a.sa_mask, SIGKILL);
-	assert_int_equal(rtshim_runaway_sigaction(&a, &o), 0);
+/* SIG_IGN: the kernel keeps the guard's handler, the program reads SIG_IGN back. */
+static void ignored_after_arm(struct sigaction *a, const struct sigaction *guard)
+{
+	struct sigaction o, k;
+	a->sa_handler = SIG_IGN;
+	sigaddset(&a->sa_mask, SIGKILL);
+	assert_int_equal(rtshim_runaway_sigaction(a, &o), 0);
 	assert_ptr_equal(o.sa_handler, h_one);
 	sigaction(SIGXCPU, NULL, &k);
-	assert_ptr_equal(k.sa_sigaction, guard.sa_sigaction);
+	assert_ptr_equal(k.sa_sigaction, guard->sa_sigaction);
 	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
 	assert_ptr_equal(o.sa_handler, SIG_IGN);
 	assert_false(sigismember(&o.sa_mask, SIGKILL)); /* as the kernel reports it */
 	raise(SIGXCPU);
 	assert_int_equal(h_calls, 1);
+}
 
-	/* SA_RESETHAND: called once, then the default */
-	a.sa_handler = h_ten;
-	a.sa_flags = SA_RESETHAND;
-	assert_int_equal(rtshim_runaway_sigaction(&a, NULL), 0);
+/* SA_RESETHAND: called once, then the default; the kernel's handler stays the guard's. */
+static void reset_hand_after_arm(struct sigaction *a, const struct sigaction *guard)
+{
+	struct sigaction o, k;
+	a->sa_handler = h_ten;
+	a->sa_flags = SA_RESETHAND;
+	assert_int_equal(rtshim_runaway_sigaction(a, NULL), 0);
 	raise(SIGXCPU);
 	assert_int_equal(h_calls, 11);
 	assert_int_equal(rtshim_runaway_sigaction(NULL, &o), 0);
 	assert_ptr_equal(o.sa_handler, SIG_DFL);
 	sigaction(SIGXCPU, NULL, &k);
-	assert_ptr_equal(k.sa_sigaction, guard.sa_sigaction);
+	assert_ptr_equal(k.sa_sigaction, guard->sa_sigaction);
+}
 
-	/* fork: the child has no guard thread until it arms again */
-	a.sa_handler = SIG_IGN;
-	a.sa_flags = 0;
-	rtshim_runaway_sigaction(&a, NULL);
+/* fork: the child has no guard thread until it arms again. */
+static void fork_child_without_guard_thread(struct sigaction *a)
+{
+	a->sa_handler = SIG_IGN;
+	a->sa_flags = 0;
+	rtshim_runaway_sigaction(a, NULL);
 	pid_t child = fork();
 	if (child == 0) {
 		int r = guard_thread_runs() ? 1 : !rtshim_runaway_armed() ? 2
@@ -358,6 +382,19 @@ static void test_disposition_after_arm(void **state)
 	assert_int_equal(waitpid(child, &st, 0), child);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* One sequence: the guard's state is the process's, each step starts from the one before. */
+static void test_disposition_after_arm(void **state)
+{
+	(void)state;
+	struct sigaction a, guard;
+	disposition_before_arm(&a);
+	mask_of_granted_thread();
+	guard_thread_for_blocked_other(&guard);
+	ignored_after_arm(&a, &guard);
+	reset_hand_after_arm(&a, &guard);
+	fork_child_without_guard_thread(&a);
 }
 
 int main(void)
