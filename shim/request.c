@@ -516,20 +516,21 @@ static int refused(void *arg)
 
 static const struct rtshim_trace untraced = { .on = false };
 
-/* SIGXCPU deliverable to the granted thread (runaway.c): it sets the thread's signal mask, so
- * back on the program's stack, whose mask the switch back restores. */
-static int told_guard(int err, pid_t granted)
+/* SIGXCPU deliverable to the thread rtkit made realtime, if any (runaway.c): it sets the
+ * thread's signal mask, so back on the program's stack, whose mask the switch back restores. */
+static void tell_guard(pid_t granted)
 {
 	if (granted)
 		rtshim_runaway_granted(granted);
-	return err;
 }
 
 int rtshim_request_after_refusal(const struct rtshim_req *r, int direct)
 {
 	pid_t granted = 0;
 	struct refusal s = { .r = r, .tr = &untraced, .direct = direct, .granted = &granted };
-	return told_guard(rtshim_own_stack_run(refused, &s), granted);
+	int err = rtshim_own_stack_run(refused, &s);
+	tell_guard(granted);
+	return err;
 }
 
 static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
@@ -564,12 +565,16 @@ static int traced(void *arg)
 int rtshim_request_configured(const struct rtshim_req *r)
 {
 	pid_t granted = 0;
+	int err;
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
 	if (!r->creating && rtshim_trace_wanted()) {
 		struct rtshim_stack st;
 		rtshim_trace_take_stack(&st); /* here: the program's frames are on this stack */
 		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
-		return told_guard(rtshim_own_stack_run(traced, &t), granted);
+		err = rtshim_own_stack_run(traced, &t);
+	} else {
+		err = request(r, &untraced, false, &granted);
 	}
-	return told_guard(request(r, &untraced, false, &granted), granted);
+	tell_guard(granted);
+	return err;
 }
