@@ -1010,13 +1010,15 @@ ask() {
 
 @test "--check and -p are valgrind-clean" {
 	command -v valgrind >/dev/null || skip "valgrind not installed"
+	# --timeout: memory errors are the subject, not time; under valgrind on a loaded machine the
+	# default 500 ms ended --check in "no" (exit 1, as --timeout 20 does here), not 99
 	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite "$RTRUN" --check
+		--errors-for-leak-kinds=definite "$RTRUN" --check --timeout 10000
 	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite "$RTRUN" -p 3 true
+		--errors-for-leak-kinds=definite "$RTRUN" -p 3 --timeout 10000 true
 	bg_run sh -c "$SH_WAIT"
 	run -0 as_user valgrind -q --error-exitcode=99 --leak-check=full \
-		--errors-for-leak-kinds=definite "$RTRUN" --pid "$PID" -p 3
+		--errors-for-leak-kinds=definite "$RTRUN" --pid "$PID" -p 3 --timeout 10000
 }
 
 # ---------------------------------------------------------------------------------------------
