@@ -1,5 +1,5 @@
 # rtshim — one non-recursive Makefile.  `make`, `make check`, `make demo`, `make bench`,
-# `make install`, `make uninstall`, `make clean`.  Everything is built under build/.
+# `make autopkgtest`, `make install`, `make uninstall`, `make clean`.  Everything is built under build/.
 #
 # Layout of build/ mirrors an installed tree so the same relative paths work in both:
 #   build/bin/rtrun
@@ -107,8 +107,8 @@ FUZZ_FLAGS := -std=gnu11 -D_GNU_SOURCE -g -O1 $(WARN) -fsanitize=fuzzer,address,
 FUZZERS   := $(if $(SANITIZE),,$(if $(shell command -v $(FUZZ_CC) 2>/dev/null), \
   $(patsubst tests/fuzz/%.c,$(TESTOUT)/fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))))
 
-.PHONY: all tests tsan check demo build-demo bench install uninstall clean deps i386 i386-all \
-  i386-libs i386-shim
+.PHONY: all tests tsan check demo build-demo bench autopkgtest install uninstall clean deps i386 \
+  i386-all i386-libs i386-shim
 all: $(SHIM) $(CLIENT) $(RTRUN)
 tests: all $(PROBES) $(PROBELIBS) $(UNITS) $(FUZZERS)
 # The ThreadSanitizer tests (tests/bats/checkers.bats): the shim, the client and two probes.
@@ -272,6 +272,11 @@ build-demo: $(SHIM) $(CLIENT) $(RTRUN)
 bench: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests $(BENCHES)
 	$(call run_unless_build_only,B=$(B) scripts/bench)
+
+# autopkgtest: the Debian packages' tests as a distribution's CI runs them (as root): builds the
+# .debs from the tracked files, then autopkgtest DEBS SOURCE -- null; see scripts/autopkgtest.
+autopkgtest:
+	scripts/autopkgtest
 
 I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all

@@ -1,6 +1,7 @@
-/* budget.h — spending rtkit's per-user budget (26 requests / 20 s, 25 threads, shared with
- * every program of the user) wisely: after rtkit refused (EPERM: policy, polkit; EBUSY: a limit)
- * the same kind of request is not sent again for a while, with an exponential backoff
+/* budget.h — spending rtkit's per-user budget (25 requests / 20 s, of which it lets a 26th
+ * through; 25 threads; shared with every program of the user) wisely: after rtkit refused
+ * (EPERM: policy, polkit; EBUSY: a limit) the same kind of request is not sent again for a
+ * while, with an exponential backoff
  * (RTSHIM_BACKOFF_MIN_MS doubling up to RTSHIM_BACKOFF_MAX_MS); a success resets it.
  * The process's state is kept under a priority-inheritance mutex (budget.c): never a lock a
  * realtime thread could spin on. */

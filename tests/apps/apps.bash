@@ -8,7 +8,8 @@
 APP_TIMEOUT=${APP_TIMEOUT:-180} # no program outlives a stuck test by more than this (s)
 
 # apps_setup: per-test state.  rtkit is restarted (same private bus, still its DEFAULT limits) so
-# that its per-user budget — 26 requests / 20 s, 25 threads — belongs to this test alone.
+# that its per-user budget — 25 requests / 20 s (rtkit lets a 26th through), 25 threads — belongs
+# to this test alone.
 apps_setup() {
 	APP_TMP=$(mktemp -d /tmp/rtshim-app.XXXXXX)
 	chmod 755 "$APP_TMP"

@@ -115,13 +115,19 @@ path_without_rtrun() {
 }
 
 @test "rtshim-desktop from the build tree, rtrun not installed: the build tree's rtrun checks the options and goes in Exec" {
-	local built
-	built=$(readlink -f "$RTSHIM_ROOT/build/bin/rtrun")
+	# a source tree of its own (Makefile, scripts/rtshim-desktop, build/bin/rtrun: the rtrun
+	# under test): this run's build may be elsewhere (B=..., as the package's tests build)
+	local tree=$BATS_TEST_TMPDIR/tree built
+	mkdir -p "$tree/scripts" "$tree/build/bin"
+	cp "$RTSHIM_ROOT/Makefile" "$tree/"
+	cp "$SD" "$tree/scripts/"
+	ln -s "$RTRUN" "$tree/build/bin/rtrun"
+	built=$(readlink -f "$tree/build/bin/rtrun")
 	[ -x "$built" ]
-	run -0 --separate-stderr env PATH="$(path_without_rtrun)" "$SD" -p 10 org.rtshim.Synth
+	run -0 --separate-stderr env PATH="$(path_without_rtrun)" "$tree/scripts/rtshim-desktop" -p 10 org.rtshim.Synth
 	[ "$stderr" = "rtshim-desktop: warning: rtrun is not installed (not in PATH): Exec runs this build tree's $built; after make install (or the rtshim package), write the entry again" ]
 	[ "$(exec_line)" = "$built -p 10 /usr/lib/synth/synth %U" ]
-	run -2 env PATH="$(path_without_rtrun)" "$SD" -p 100 org.rtshim.Synth
+	run -2 env PATH="$(path_without_rtrun)" "$tree/scripts/rtshim-desktop" -p 100 org.rtshim.Synth
 	[[ $output == "rtshim-desktop: rtrun: invalid priority '100'"* ]]
 }
 

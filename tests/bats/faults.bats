@@ -35,12 +35,15 @@ custom_stack() {
 
 # sp_start [VAR=VALUE...]: tests/probes/shim-script as the test user with the shim preloaded,
 # stdin a FIFO held open on fd 8; waits for "ready".  Sets SP (the wrapper's PID), PID (the
-# probe's), OUT, ERR.
+# probe's), OUT, ERR.  RTSHIM_TIMEOUT_MS is 10 s unless given: a grant is what these tests
+# assert, not its time (on this loaded 2-CPU VM a daemon's first request took 599 ms, and the
+# default 500 ms made it EPERM); a test of the timeout gives its own.
 sp_start() {
 	OUT=$BATS_TEST_TMPDIR/sp.out ERR=$BATS_TEST_TMPDIR/sp.err
 	local fifo=$BATS_TEST_TMPDIR/sp.in
 	rm -f "$fifo"; mkfifo "$fifo"
-	as_user env LD_PRELOAD="$SHIM_PRELOAD" "$@" "$PROBES/shim-script" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	as_user env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_TIMEOUT_MS=10000 "$@" "$PROBES/shim-script" \
+		<"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	SP=$!
 	exec 8>"$fifo"
 	sp_wait '^ready'
@@ -404,7 +407,7 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	[[ $REPLY == *" 3 4 5 "* ]]
 	sp_do "self 6"
 	[ "$(field rc) $(field err)" = "0 OK" ] # a new connection
-	(($(field elapsed_ms) < 1000))
+	(($(field elapsed_ms) < 5000)) # not a wait for an answer on the reused descriptor (10 s)
 	sp_do "checkfill"
 	[ "$REPLY" = "checkfill: descriptors=8 replaced_or_closed=0 bytes_missing=0 stray_bytes=0" ]
 	# and again with the numbers reused before the first request after the close: the child of a
@@ -425,8 +428,10 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 
 @test "runaway: an RT busy loop is killed by RLIMIT_RTTIME; SCHED_OTHER on the same CPU keeps time" {
 	local cpu=0 wit=$BATS_TEST_TMPDIR/witness.out spin=$BATS_TEST_TMPDIR/spin.out
-	# a SCHED_OTHER witness on the CPU for 4 s
-	as_user "$PROBES/runaway" witness "$cpu" 4000 >"$wit" 2>&1 3>&- &
+	# a SCHED_OTHER witness on the CPU for 4 s, at nice -20 (as root): with the other suites on
+	# this 2-CPU machine (load 9-10) a nice-0 witness got 692 ms of 4000 (20 % of the CPU, 413 of
+	# 2026 ms alone), one at -20 half of it (1020 of 2003 ms: autogroups share by session)
+	nice -n -20 "$PROBES/runaway" witness "$cpu" 4000 >"$wit" 2>&1 3>&- &
 	BG=$!
 	local i
 	for ((i = 0; i < 100; i++)); do grep -q '^ready' "$wit" && break; sleep 0.05; done
@@ -447,9 +452,9 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	local cpu_ms gap
 	cpu_ms=$(sed -n 's/.*cpu_ms=\([0-9]*\).*/\1/p' "$wit")
 	gap=$(sed -n 's/.*max_gap_ms=\([0-9]*\).*/\1/p' "$wit")
-	# an RT loop alive on that CPU would leave it the RT throttle's 5% (200 of 4000 ms) and
-	# 950 ms gaps
-	((cpu_ms >= 800))
+	# an RT loop alive on that CPU would leave it at most the RT throttle's 5% (200 of 4000 ms)
+	# and 950 ms gaps: twice that, a margin for the rest of the machine's load
+	((cpu_ms >= 400))
 	((gap < 800))
 }
 

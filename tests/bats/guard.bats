@@ -2,8 +2,9 @@
 # End to end: the runaway guard (RLIMIT_RTTIME soft below hard + SIGXCPU demotes),
 # RTSHIM_INHERIT, and rtkit's per-user budget (backoff, no repeated requests).  Probe programs
 # run as the unprivileged test user under rtrun against the real stack with rtkit's DEFAULT
-# limits (MaxRealtimePriority 20, RTTimeUSecMax 200000, 25 threads, ~26 requests / 20 s);
-# results from the kernel (chrt -p, /proc/PID/limits, exit statuses) and rtkit's own log.
+# limits (MaxRealtimePriority 20, RTTimeUSecMax 200000, 25 threads, 25 requests / 20 s, of which
+# it lets a 26th through); results from the kernel (chrt -p, /proc/PID/limits, exit statuses)
+# and rtkit's own log.
 
 load common
 

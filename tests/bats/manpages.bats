@@ -102,7 +102,8 @@ says_default() {
 	limit=$(/usr/libexec/rtkit-daemon --help 2>&1 |
 		sed -n 's/.*--actions-per-burst-max=.*(\([0-9]*\)).*/\1/p')
 	[ "$limit" = 25 ]
-	hits=$(cd "$RTSHIM_ROOT" && grep -rnoE "[0-9]+ requests? (per|/) 20 ?s" README.md man wrapper)
+	hits=$(cd "$RTSHIM_ROOT" && grep -rnoE "[0-9]+ requests? (per|/) 20 ?s" README.md man wrapper \
+		shim daemon-client scripts tests docs)
 	[ -n "$hits" ]
 	run grep -vE ":$limit requests? (per|/) 20 ?s$" <<<"$hits"
 	[ -z "$output" ] || { echo "not $limit:"; echo "$output"; return 1; }

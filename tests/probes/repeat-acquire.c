@@ -1,7 +1,8 @@
 /* repeat-acquire — a program that asks for the same RT priority again and again (some audio
- * code does it every period): rtkit's per-user budget (26 requests / 20 s) must not be spent
- * more than once for it.  Usage: repeat-acquire [COUNT] [PRIO] [ALT]   (default 100, 70):
- * with ALT, every other call asks ALT instead (a priority that flaps). */
+ * code does it every period): rtkit's per-user budget (25 requests / 20 s; it lets a 26th
+ * through) must not be spent more than once for it.
+ * Usage: repeat-acquire [COUNT] [PRIO] [ALT]   (default 100, 70): with ALT, every other call
+ * asks ALT instead (a priority that flaps). */
 #include "probe.h"
 
 int main(int argc, char **argv)
