@@ -386,8 +386,8 @@ static const char *req_name(enum rtshim_req_kind kind)
 }
 
 /* RTSHIM_TRACE/RTSHIM_ONLY: true when RTSHIM_ONLY leaves this request alone. */
-static bool trace_begin(const struct rtshim_req *r, const struct rtshim_stack *st,
-			struct rtshim_trace *tr)
+static bool trace_left_alone(const struct rtshim_req *r, const struct rtshim_stack *st,
+			     struct rtshim_trace *tr)
 {
 	char who[32], prio[16];
 	traced_prio(r, prio, sizeof prio);
@@ -554,7 +554,7 @@ static int traced(void *arg)
 {
 	const struct traced_request *t = arg;
 	struct rtshim_trace tr;
-	if (trace_begin(t->r, t->stack, &tr)) {
+	if (trace_left_alone(t->r, t->stack, &tr)) {
 		int err = -rtshim_req_real_call(t->r, t->r->policy);
 		rtshim_trace_end(&tr, err);
 		return err;
