@@ -438,7 +438,7 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	# RTSHIM_RUNAWAY=kill: the kernel's own behaviour (soft = hard RLIMIT_RTTIME, SIGKILL)
 	local t0 t1 status=0
 	t0=$(date +%s%N)
-	timeout 20 "$TESTBED" run --dir "$TB_DIR" -- env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_RUNAWAY=kill \
+	timeout 20 "$TESTBED" run --dir "$TB_DIR" -- env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_RUNAWAY=kill RTSHIM_TIMEOUT_MS=10000 \
 		"$PROBES/runaway" spin "$cpu" 10 </dev/null >"$spin" 2>&1 3>&- || status=$?
 	t1=$(date +%s%N)
 	cat "$spin"

@@ -1,8 +1,10 @@
 /* runaway — a realtime thread that never sleeps, and a SCHED_OTHER witness on the same CPU.
  *
- *   runaway spin CPU PRIO   pin to CPU; a thread asks pthread_setschedparam(self, SCHED_FIFO,
- *                           PRIO), reports ("call acquire ...", "kernel spin ...") and then
- *                           spins forever: only RLIMIT_RTTIME (the kernel) can stop it
+ *   runaway spin CPU PRIO   a thread asks pthread_setschedparam(self, SCHED_FIFO, PRIO),
+ *                           reports ("call acquire ...", "kernel spin ..."), pins itself to
+ *                           CPU and then spins forever: only RLIMIT_RTTIME (the kernel) can
+ *                           stop it.  Pinned after the grant: the request itself runs where
+ *                           the scheduler puts it, not behind the nice -20 witness on CPU
  *   runaway witness CPU MS  pin to CPU; spin for MS ms of wall time as SCHED_OTHER and report
  *                           how much CPU it got and its longest wait:
  *                           "witness wall_ms=W cpu_ms=C max_gap_ms=G"
@@ -11,13 +13,13 @@
 
 #include "probe.h"
 
-static int prio = 10;
+static int prio = 10, cpu;
 
-static void pin(int cpu)
+static void pin(int c)
 {
 	cpu_set_t set;
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	CPU_SET(c, &set);
 	if (sched_setaffinity(0, sizeof set, &set))
 		probe_say("sched_setaffinity failed: %s", probe_errname(errno));
 }
@@ -38,6 +40,7 @@ static void *spin(void *p)
 		return NULL;
 	probe_kernel("spin");
 	fflush(stdout);
+	pin(cpu);
 	for (volatile unsigned long i = 0;; i++)
 		;
 	return NULL;
@@ -47,8 +50,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 4)
 		return 2;
-	int cpu = atoi(argv[2]);
-	pin(cpu);
+	cpu = atoi(argv[2]);
 	probe_start();
 	if (!strcmp(argv[1], "spin")) {
 		prio = atoi(argv[3]);
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (!strcmp(argv[1], "witness")) {
+		pin(cpu);
 		double span = atof(argv[3]), t0 = ms_of(CLOCK_MONOTONIC), c0 = ms_of(CLOCK_THREAD_CPUTIME_ID);
 		double last = t0, gap = 0, now;
 		probe_say("ready");
