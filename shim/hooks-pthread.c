@@ -55,9 +55,10 @@ static bool kernel_view(pthread_t thread, int *policy, struct sched_param *param
 	}
 	struct sched_param p;
 	int k = rtshim_real_sched_getscheduler()(tid);
-	if (k < 0 || sched_getparam(tid, &p) < 0)
+	if (k < 0 || rtshim_real_sched_getparam()(tid, &p) < 0)
 		return false;
 	*policy = rtshim_policy_reported(k, flags);
+	p.sched_priority = rtshim_prio_reported(k, p.sched_priority, flags);
 	*param = p;
 	return true;
 }
@@ -117,6 +118,7 @@ struct tramp {
 	struct rt_create *rt; /* NULL: RTSHIM_INHERIT, the tramp is heap memory the thread frees */
 	int inherit_policy;   /* RTSHIM_INHERIT: the creator's RT policy and priority; 0 = none */
 	int inherit_prio;
+	int inherit_asked;    /* ... and what its readers report beyond the kernel's (RTSHIM_TF_*) */
 };
 
 /* RTSHIM_INHERIT: a thread created with inherited scheduling by a thread rtkit made realtime
@@ -124,7 +126,7 @@ struct tramp {
  * SCHED_OTHER.  Promote it to the creator's policy and priority before its start routine (the
  * creator does not wait).  A refusal (rtkit's thread limit: EBUSY) leaves it SCHED_OTHER, and
  * the shim's backoff keeps the next ones from spending rtkit's budget for a while. */
-static void promote_inherited(int policy, int prio)
+static void promote_inherited(int policy, int prio, int asked)
 {
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = {
@@ -135,6 +137,9 @@ static void promote_inherited(int policy, int prio)
 	if (!rtshim_hook_enter(&h))
 		return;
 	int err = rtshim_request(&r);
+	/* the thread reads as its creator does: SCHED_FIFO, 99 where the creator asked them */
+	if (!err && asked)
+		rtshim_thread_update(rtshim_self(), asked, 0);
 	rtshim_hook_leave(&h, 0);
 	if (err)
 		rtshim_log_once(RTSHIM_LOG_WARN, err,
@@ -144,17 +149,19 @@ static void promote_inherited(int policy, int prio)
 
 /* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr` (rule 17:
  * core/decide.c); the creator's scheduling is read only when the option is on. */
-static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio)
+static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio, int *asked)
 {
 	int inherit = PTHREAD_INHERIT_SCHED;
 	if (!rtshim_cfg()->inherit)
 		return false;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit))
 		return false;
-	bool granted = rtshim_self_flags() & RTSHIM_TF_GRANTED;
+	int flags = rtshim_self_flags();
+	bool granted = flags & RTSHIM_TF_GRANTED;
+	*asked = flags & (RTSHIM_TF_ASKED_FIFO | RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS);
 	struct sched_param sp = { .sched_priority = 0 };
 	int pol = granted ? rtshim_real_sched_getscheduler()(0) : -1;
-	if (pol < 0 || sched_getparam(0, &sp) < 0)
+	if (pol < 0 || rtshim_real_sched_getparam()(0, &sp) < 0)
 		return false;
 	return rtshim_creation_inherits(rtshim_cfg(), inherit == PTHREAD_INHERIT_SCHED, granted, pol,
 					sp.sched_priority, policy, prio);
@@ -206,11 +213,11 @@ static void *trampoline(void *p)
 	void *(*start)(void *) = t->start;
 	void *arg = t->arg;
 	struct rt_create *rc = t->rt;
-	int ipol = t->inherit_policy, iprio = t->inherit_prio;
+	int ipol = t->inherit_policy, iprio = t->inherit_prio, iasked = t->inherit_asked;
 	if (!rc)
 		free(t);
 	if (ipol)
-		promote_inherited(ipol, iprio);
+		promote_inherited(ipol, iprio, iasked);
 	if (rc) {
 		int result;
 		int run = promote_new_thread(rc->policy, rc->prio, rc->inherited, &result);
@@ -228,12 +235,13 @@ static void *trampoline(void *p)
 /* RTSHIM_INHERIT and a realtime creator: promote the new thread in its trampoline (heap memory:
  * the creator does not wait). */
 static int create_inheriting(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
-			     void *(*start)(void *), void *arg, int policy, int prio)
+			     void *(*start)(void *), void *arg, int policy, int prio, int asked)
 {
 	struct tramp *t = malloc(sizeof *t);
 	if (!t)
 		return real(thread, attr, start, arg); /* not promoted, as without RTSHIM_INHERIT */
-	*t = (struct tramp){ .start = start, .arg = arg, .inherit_policy = policy, .inherit_prio = prio };
+	*t = (struct tramp){ .start = start, .arg = arg, .inherit_policy = policy, .inherit_prio = prio,
+			     .inherit_asked = asked };
 	int r = real(thread, attr, trampoline, t);
 	if (r)
 		free(t);
@@ -280,7 +288,7 @@ static int create_as_creator(pthread_create_fn *real, pthread_t *thread, const p
 {
 	struct sched_param cur;
 	int policy = rtshim_real_sched_getscheduler()(0), prio = 0;
-	if (policy < 0 || sched_getparam(0, &cur) < 0)
+	if (policy < 0 || rtshim_real_sched_getparam()(0, &cur) < 0)
 		return EPERM;
 	if (!rtshim_creation_copies(policy, cur.sched_priority, &policy, &prio))
 		policy = SCHED_OTHER; /* the record is stale: the thread starts as it would without */
@@ -301,7 +309,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		rtshim_runaway_release_after_create(held);
 		return r;
 	}
-	int inherit = PTHREAD_INHERIT_SCHED, policy;
+	int inherit = PTHREAD_INHERIT_SCHED, policy, asked;
 	struct sched_param sp;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit) == 0 &&
 	    pthread_attr_getschedpolicy(attr, &policy) == 0 &&
@@ -316,8 +324,8 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		else
 			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority, false);
 		rtshim_trace_end(&tr, r);
-	} else if (inherits_rt(attr, &policy, &sp.sched_priority)) {
-		r = create_inheriting(real, thread, attr, start, arg, policy, sp.sched_priority);
+	} else if (inherits_rt(attr, &policy, &sp.sched_priority, &asked)) {
+		r = create_inheriting(real, thread, attr, start, arg, policy, sp.sched_priority, asked);
 	} else {
 		r = real(thread, attr, start, arg); /* asks for nothing: nothing to do, nothing recorded */
 		if (r == EPERM && inherit == PTHREAD_EXPLICIT_SCHED)

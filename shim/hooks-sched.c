@@ -38,3 +38,21 @@ RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 	rtshim_hook_leave(&h, 0);
 	return policy;
 }
+
+/* The priority a successful request asked, where the thread is realtime at another (rule 6). */
+RTSHIM_EXPORT int sched_getparam(pid_t pid, struct sched_param *param)
+{
+	struct rtshim_hook h;
+	int r = rtshim_real_sched_getparam()(pid, param);
+	if (r < 0 || (pid == 0 && !rtshim_registry_asked_prio_ever()) || !rtshim_hook_enter(&h))
+		return r;
+	struct sched_param now;
+	/* another thread of ours with its own RT request in flight (rtkit): its outcome */
+	if (pid != 0 && rtshim_registry_wait_settled(false, 0, pid, rtshim_cfg()->timeout_ms) > 0 &&
+	    rtshim_real_sched_getparam()(pid, &now) == 0)
+		*param = now;
+	int policy = rtshim_real_sched_getscheduler()(pid);
+	param->sched_priority = rtshim_prio_reported(policy, param->sched_priority, rtshim_flags_by_pid(pid));
+	rtshim_hook_leave(&h, 0);
+	return 0;
+}

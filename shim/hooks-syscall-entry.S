@@ -1,5 +1,6 @@
-/* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam and
- * sched_setattr go to rtshim_syscall_sched (hooks-syscall.c); rt_sigaction to
+/* hooks-syscall-entry.S — the exported syscall(): sched_setscheduler, sched_setparam,
+ * sched_setattr and their readers (sched_getscheduler, sched_getparam, sched_getattr) go to
+ * rtshim_syscall_sched (hooks-syscall.c); rt_sigaction to
  * rtshim_syscall_sigaction (hooks-signal.c: SIGXCPU's disposition once the runaway guard is
  * armed), rt_sigprocmask to rtshim_syscall_sigmask (hooks-signal.c: SIGXCPU kept deliverable
  * to a realtime thread, likewise) and prlimit64 to rtshim_syscall_prlimit (hooks-rlimit.c:
@@ -41,6 +42,12 @@ syscall:
 	je	rtshim_syscall_sched
 	cmpq	$__NR_sched_setattr, %rdi
 	je	rtshim_syscall_sched
+	cmpq	$__NR_sched_getscheduler, %rdi
+	je	rtshim_syscall_sched
+	cmpq	$__NR_sched_getparam, %rdi
+	je	rtshim_syscall_sched
+	cmpq	$__NR_sched_getattr, %rdi
+	je	rtshim_syscall_sched
 	cmpq	$__NR_rt_sigaction, %rdi
 	je	rtshim_syscall_sigaction
 	cmpq	$__NR_rt_sigprocmask, %rdi
@@ -63,6 +70,12 @@ syscall:
 	cmpl	$__NR_sched_setparam, %eax
 	je	rtshim_syscall_sched
 	cmpl	$__NR_sched_setattr, %eax
+	je	rtshim_syscall_sched
+	cmpl	$__NR_sched_getscheduler, %eax
+	je	rtshim_syscall_sched
+	cmpl	$__NR_sched_getparam, %eax
+	je	rtshim_syscall_sched
+	cmpl	$__NR_sched_getattr, %eax
 	je	rtshim_syscall_sched
 	cmpl	$__NR_rt_sigaction, %eax
 	je	rtshim_syscall_sigaction
@@ -90,6 +103,12 @@ syscall:
 	cmp	w0, #__NR_sched_setparam
 	b.eq	1f
 	cmp	w0, #__NR_sched_setattr
+	b.eq	1f
+	cmp	w0, #__NR_sched_getscheduler
+	b.eq	1f
+	cmp	w0, #__NR_sched_getparam
+	b.eq	1f
+	cmp	w0, #__NR_sched_getattr
 	b.eq	1f
 	cmp	w0, #__NR_rt_sigaction
 	b.eq	3f
@@ -135,6 +154,13 @@ syscall:
 	cmp	r0, #__NR_sched_setparam
 	beq	1f
 	cmp	r0, #__NR_sched_setattr
+	beq	1f
+	cmp	r0, #__NR_sched_getscheduler
+	beq	1f
+	cmp	r0, #__NR_sched_getparam
+	beq	1f
+	movw	ip, #__NR_sched_getattr	/* 381: no immediate of cmp can say it */
+	cmp	r0, ip
 	beq	1f
 	cmp	r0, #__NR_rt_sigaction
 	beq	5f

@@ -2,8 +2,8 @@
  * the sched_* interposers give.  util-linux's chrt does (musl's sched_setscheduler is not the
  * system call, so chrt makes the system call itself), and so does code written with musl in
  * mind, or for sched_setattr, which glibc 2.36 does not wrap.  The exported entry is assembly
- * (hooks-syscall-entry.S): only sched_setscheduler, sched_setparam and sched_setattr come here,
- * with exactly the arguments those system calls take. */
+ * (hooks-syscall-entry.S): only sched_setscheduler, sched_setparam, sched_setattr and their
+ * readers come here, with exactly the arguments those system calls take. */
 #include <errno.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -18,6 +18,10 @@ struct sched_attr_head {
 	int32_t nice;
 	uint32_t priority;
 };
+
+#ifndef SCHED_FLAG_RESET_ON_FORK
+#define SCHED_FLAG_RESET_ON_FORK 0x01 /* linux/sched.h, which clashes with sched.h */
+#endif
 
 /* The next syscall() (libc's), read by the entry; NULL until resolved. */
 syscall_fn *rtshim_syscall_next;
@@ -37,8 +41,40 @@ static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 	return sched_setscheduler((pid_t)pid, policy, &p);
 }
 
-long rtshim_syscall_sched(long number, long pid, long a2, long a3)
+/* sched_getattr: what the readers report (rule 6), SCHED_FLAG_RESET_ON_FORK included. */
+static long get_attr(long pid, struct sched_attr_head *a, long size, long flags)
 {
+	struct rtshim_hook h;
+	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+	if (!next)
+		next = rtshim_raw_syscall;
+	if (!rtshim_hook_enter(&h))
+		return next(SYS_sched_getattr, pid, a, size, flags);
+	/* another thread of ours with its own RT request in flight (rtkit): its outcome */
+	if (pid != 0)
+		rtshim_registry_wait_settled(false, 0, (pid_t)pid, rtshim_cfg()->timeout_ms);
+	long r = next(SYS_sched_getattr, pid, a, size, flags);
+	int err = r < 0 ? errno : 0, f;
+	if (r == 0 && (f = rtshim_flags_by_pid((pid_t)pid)) != 0) {
+		int kernel = (int)a->policy | (a->flags & SCHED_FLAG_RESET_ON_FORK ? SCHED_RESET_ON_FORK : 0);
+		int reported = rtshim_policy_reported(kernel, f);
+		a->priority = (uint32_t)rtshim_prio_reported(kernel, (int)a->priority, f);
+		a->policy = (uint32_t)(reported & ~SCHED_RESET_ON_FORK);
+		if (!(reported & SCHED_RESET_ON_FORK))
+			a->flags &= ~(uint64_t)SCHED_FLAG_RESET_ON_FORK;
+	}
+	rtshim_hook_leave(&h, err);
+	return r;
+}
+
+long rtshim_syscall_sched(long number, long pid, long a2, long a3, long a4)
+{
+	if (number == SYS_sched_getscheduler)
+		return sched_getscheduler((pid_t)pid);
+	if (number == SYS_sched_getparam)
+		return sched_getparam((pid_t)pid, (struct sched_param *)(uintptr_t)a2);
+	if (number == SYS_sched_getattr)
+		return get_attr(pid, (struct sched_attr_head *)(uintptr_t)a2, a3, a4);
 	if (number == SYS_sched_setattr)
 		return set_attr(pid, (const struct sched_attr_head *)(uintptr_t)a2, a3);
 	if (number == SYS_sched_setparam)

@@ -27,11 +27,11 @@
 /* hooks-nice.c: resolve its real functions (setpriority, nice) now. */
 void rtshim_resolve_nice(void);
 /* hooks-syscall.c: the exported syscall() (hooks-syscall-entry.S) hands sched_setscheduler,
- * sched_setparam and sched_setattr to rtshim_syscall_sched and everything else to
- * rtshim_syscall_next; resolve that now (until then the entry makes the system call itself). */
+ * sched_setparam, sched_setattr and their readers to rtshim_syscall_sched and everything else
+ * to rtshim_syscall_next; resolve that now (until then the entry makes the system call itself). */
 typedef long syscall_fn(long, ...);
 extern syscall_fn *rtshim_syscall_next;
-long rtshim_syscall_sched(long number, long pid, long a2, long a3);
+long rtshim_syscall_sched(long number, long pid, long a2, long a3, long a4);
 /* syscall(SYS_rt_sigaction, sig, act, oact, sigsetsize) (hooks-signal.c) */
 long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long size);
 /* syscall(SYS_rt_sigprocmask, how, set, old, sigsetsize) (hooks-signal.c) */

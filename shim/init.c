@@ -13,6 +13,7 @@
 #include "own-stack.h"
 #include "runaway.h"
 #include "trace.h"
+#include "raw-syscall.h"
 
 /* Every real function, resolved now: a request must never need the dynamic loader's lock
  * (dlsym takes it), which a library constructor run by dlopen holds while it waits for the
@@ -54,7 +55,7 @@ void rtshim_prepare_for_new_thread(int prio)
  * (RTSHIM_RUNAWAY=demote); one system call when the thread is not realtime. */
 static void adopt_realtime_start(void)
 {
-	int pol = (int)syscall(SYS_sched_getscheduler, 0);
+	int pol = (int)rtshim_raw_syscall(SYS_sched_getscheduler, 0);
 	if (pol < 0)
 		return;
 	if (!rtshim_is_rt(pol))

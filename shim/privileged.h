@@ -45,12 +45,17 @@ static inline int rtshim_req_real_call(const struct rtshim_req *r, int policy)
  * record that says otherwise (the common case: root's threads) has nothing to write. */
 static inline void rtshim_record_direct(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
-	if (owner < RTSHIM_FLAG_PROGRAMS) /* UNTOUCHED, by its sign: 1 instruction less than == */
+	/* UNTOUCHED (no policy), by its sign: 1 instruction less than ==; only an asked priority
+	 * the thread no longer has to clear */
+	bool untouched = owner < RTSHIM_FLAG_PROGRAMS;
+	if (untouched && !rtshim_registry_asked_prio_ever())
 		return;
 	bool caller = rtshim_req_about_pthread(r) ? pthread_equal(r->thread, pthread_self())
 						  : r->pid == 0;
-	if (owner == RTSHIM_FLAG_PROGRAMS && caller &&
-	    rtshim_self_has_nothing_to_clear(RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO))
+	if (owner != RTSHIM_FLAG_SHIMS && caller &&
+	    rtshim_self_has_nothing_to_clear(untouched ? RTSHIM_TF_ASKED_PRIO
+						       : RTSHIM_TF_FLAG_ADDED | RTSHIM_TF_ASKED_FIFO |
+								 RTSHIM_TF_ASKED_PRIO))
 		return;
 	rtshim_record_direct_flags(r, owner);
 }

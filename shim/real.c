@@ -54,7 +54,11 @@ static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
 }
 static int fb_sched_getscheduler(pid_t pid)
 {
-	return (int)syscall(SYS_sched_getscheduler, pid);
+	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, pid);
+}
+static int fb_sched_getparam(pid_t pid, struct sched_param *p)
+{
+	return (int)rtshim_raw_syscall(SYS_sched_getparam, pid, p);
 }
 static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
 {
@@ -97,6 +101,7 @@ DEFINE_REAL(sched_setscheduler, NULL, (pid_t pid, int policy, const struct sched
 	    (pid, policy, p))
 DEFINE_REAL(sched_setparam, NULL, (pid_t pid, const struct sched_param *p), (pid, p))
 DEFINE_REAL(sched_getscheduler, NULL, (pid_t pid), (pid))
+DEFINE_REAL(sched_getparam, NULL, (pid_t pid, struct sched_param *p), (pid, p))
 DEFINE_REAL(pthread_setschedparam, NULL, (pthread_t t, int policy, const struct sched_param *p),
 	    (t, policy, p))
 DEFINE_REAL(pthread_setschedprio, NULL, (pthread_t t, int prio), (t, prio))
@@ -114,6 +119,7 @@ void rtshim_resolve_real(void)
 	rtshim_next_resolve_now(&rtshim_real_sched_setscheduler_slot);
 	rtshim_next_resolve_now(&rtshim_real_sched_setparam_slot);
 	rtshim_next_resolve_now(&rtshim_real_sched_getscheduler_slot);
+	rtshim_next_resolve_now(&rtshim_real_sched_getparam_slot);
 	rtshim_next_resolve_now(&rtshim_real_pthread_setschedparam_slot);
 	rtshim_next_resolve_now(&rtshim_real_pthread_setschedprio_slot);
 	rtshim_next_resolve_now(&rtshim_real_pthread_getschedparam_slot);

@@ -56,6 +56,7 @@ RTSHIM_UNINSTRUMENTED static inline void *rtshim_next_get(struct rtshim_next *n)
 typedef int sched_setscheduler_fn(pid_t, int, const struct sched_param *);
 typedef int sched_setparam_fn(pid_t, const struct sched_param *);
 typedef int sched_getscheduler_fn(pid_t);
+typedef int sched_getparam_fn(pid_t, struct sched_param *);
 typedef int pthread_setschedparam_fn(pthread_t, int, const struct sched_param *);
 typedef int pthread_setschedprio_fn(pthread_t, int);
 typedef int pthread_getschedparam_fn(pthread_t, int *, struct sched_param *);
@@ -72,6 +73,7 @@ typedef int pthread_create_fn(pthread_t *, const pthread_attr_t *, void *(*)(voi
 RTSHIM_DECLARE_REAL(sched_setscheduler)
 RTSHIM_DECLARE_REAL(sched_setparam)
 RTSHIM_DECLARE_REAL(sched_getscheduler)
+RTSHIM_DECLARE_REAL(sched_getparam)
 RTSHIM_DECLARE_REAL(pthread_setschedparam)
 RTSHIM_DECLARE_REAL(pthread_setschedprio)
 RTSHIM_DECLARE_REAL(pthread_getschedparam)

@@ -11,6 +11,7 @@
  * interrupted malloc cannot deadlock here either. */
 #include "registry.h"
 #include "raw-time.h"
+#include "raw-syscall.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -118,7 +119,7 @@ static bool carries_flag_here(pid_t tid)
 	int saved = errno;
 	long k = -1;
 	if (syscall(SYS_tgkill, getpid(), tid, 0) == 0)
-		k = syscall(SYS_sched_getscheduler, tid);
+		k = rtshim_raw_syscall(SYS_sched_getscheduler, tid);
 	errno = saved;
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
@@ -393,4 +394,23 @@ int rtshim_policy_reported(int policy, int flags)
 	if ((flags & RTSHIM_TF_ASKED_FIFO) && (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR)
 		policy = (policy & SCHED_RESET_ON_FORK) | SCHED_FIFO;
 	return policy;
+}
+
+int rtshim_registry_asked_prio_seen;
+
+int rtshim_asked_prio_flags(int asked, int got)
+{
+	if (asked < 0 || asked > 0xff || got < 0 || got > 0xff)
+		return 0;
+	__atomic_store_n(&rtshim_registry_asked_prio_seen, 1, __ATOMIC_RELAXED);
+	return RTSHIM_TF_ASKED_PRIO | asked << 8 | got << 16;
+}
+
+int rtshim_prio_reported(int policy, int prio, int flags)
+{
+	int k = policy & ~SCHED_RESET_ON_FORK;
+	if (!(flags & RTSHIM_TF_ASKED_PRIO) || (k != SCHED_RR && k != SCHED_FIFO) ||
+	    prio != (flags >> 16 & 0xff))
+		return prio;
+	return flags >> 8 & 0xff;
 }

@@ -42,10 +42,29 @@ struct rtshim_thread {
  * readers report SCHED_FIFO. */
 #define RTSHIM_TF_ASKED_FIFO 0x4
 
+/* The program's last successful request asked a priority other than the one the thread got
+ * (99 where rtkit's maximum gave 20): the asked and the got priority are in the flags
+ * (RTSHIM_TF_PRIO_BITS), and readers report the asked one while the kernel still has the got
+ * one.  A change from outside (chrt -p) shows through as it is. */
+#define RTSHIM_TF_ASKED_PRIO 0x8
+#define RTSHIM_TF_PRIO_BITS (0xff << 8 | 0xff << 16)
+
+/* The flags that say "asked `asked`, got `got`" (RTSHIM_TF_ASKED_PRIO and its bits). */
+int rtshim_asked_prio_flags(int asked, int got);
+/* Has any thread of this process had them?  One load, inline: until then a privileged
+ * success without a policy (sched_setparam) has no asked priority to clear. */
+extern int rtshim_registry_asked_prio_seen __attribute__((visibility("hidden")));
+static inline bool rtshim_registry_asked_prio_ever(void)
+{
+	return __atomic_load_n(&rtshim_registry_asked_prio_seen, __ATOMIC_RELAXED) != 0;
+}
+
 /* The policy the readers report for a thread the kernel says has `policy`, given its flags:
  * SCHED_RESET_ON_FORK hidden where the shim added it, SCHED_FIFO where the program asked it
- * and rtkit gave SCHED_RR (the priority is reported as the kernel has it). */
+ * and rtkit gave SCHED_RR. */
 int rtshim_policy_reported(int policy, int flags);
+/* The priority they report for it, the kernel's being `prio`: the asked one (above). */
+int rtshim_prio_reported(int policy, int prio, int flags);
 
 /* The kernel TID of a live thread of this process, from glibc's own descriptor (the TID its
  * pthread_setschedparam uses): 0, or -ESRCH for a thread that has ended. */

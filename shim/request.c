@@ -65,7 +65,7 @@ static int read_sched(pid_t tid, int *policy, int *prio)
 {
 	struct sched_param p;
 	int pol = rtshim_real_sched_getscheduler()(tid);
-	if (pol < 0 || sched_getparam(tid, &p) < 0)
+	if (pol < 0 || rtshim_real_sched_getparam()(tid, &p) < 0)
 		return -errno;
 	*policy = pol;
 	*prio = p.sched_priority;
@@ -251,23 +251,32 @@ static bool flag_changes(const struct rtshim_req *r, enum rtshim_flag_owner owne
 	return true;
 }
 
+/* The kernel has what the call asked: no asked priority to report any more. */
 void rtshim_record_direct_flags(const struct rtshim_req *r, enum rtshim_flag_owner owner)
 {
 	struct rtshim_request_target t = { .where = RTSHIM_TARGET_UNKNOWN };
-	int set, clear;
-	if (flag_changes(r, owner, false, false, &set, &clear))
-		update_flags(r, &t, set, clear);
+	int set = 0, clear = 0;
+	flag_changes(r, owner, false, false, &set, &clear);
+	update_flags(r, &t, set, clear | RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS);
 }
 
+/* The thread's record after a success: the flags, and the priority asked where the thread is
+ * realtime at another (rtkit's maximum, the map), which its readers report (rule 6). */
 static void record(const struct rtshim_request_ops *ops, const struct rtshim_req *r,
 		   const struct rtshim_request_target *t, const struct rtshim_decision *d)
 {
-	int policy = 0, prio, set, clear;
+	int policy = 0, prio = 0, set = 0, clear = 0;
+	bool read = t->tid > 0 && ops->read_sched(t->tid, &policy, &prio) == 0;
 	bool fifo_as_rr = rtshim_req_has_policy(r) && (r->policy & ~SCHED_RESET_ON_FORK) == SCHED_FIFO &&
-			  t->tid > 0 && ops->read_sched(t->tid, &policy, &prio) == 0 &&
-			  (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
-	if (flag_changes(r, d->flag_owner, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear))
-		ops->update_flags(r, t, set, clear);
+			  read && (policy & ~SCHED_RESET_ON_FORK) == SCHED_RR;
+	bool flagged = flag_changes(r, d->flag_owner, d->why == RTSHIM_WHY_GRANTED, fifo_as_rr, &set, &clear);
+	if (read) {
+		clear |= RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS;
+		if (rtshim_is_rt(policy) && prio != asked_prio(r))
+			set |= rtshim_asked_prio_flags(asked_prio(r), prio);
+	}
+	if (flagged || read)
+		ops->update_flags(r, t, set, clear & ~set);
 }
 
 /* ---- what the program is told ------------------------------------------------------------ */

@@ -152,7 +152,7 @@ static long sys_prlimit(const struct rlim64 *set, struct rlim64 *get)
 
 static int sys_policy(pid_t tid)
 {
-	return (int)syscall(SYS_sched_getscheduler, tid);
+	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, tid);
 }
 
 /* The system call itself: the shim's own syscall() would take it for the program's request. */
@@ -685,7 +685,7 @@ void rtshim_runaway_before_exec(bool guard_follows, struct rtshim_exec_undo *und
 	/* no guard in the new image: it starts as it would have without the shim's grant */
 	int pol = sys_policy(0);
 	struct sched_param p;
-	if (pol >= 0 && rtshim_is_rt(pol) && syscall(SYS_sched_getparam, 0, &p) == 0 && demote(0, pol)) {
+	if (pol >= 0 && rtshim_is_rt(pol) && rtshim_raw_syscall(SYS_sched_getparam, 0, &p) == 0 && demote(0, pol)) {
 		undo->demoted = true;
 		undo->policy = pol;
 		undo->prio = p.sched_priority;

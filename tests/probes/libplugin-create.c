@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel-view.h"
+
 static sem_t done;
 static int rc = -100, kpolicy = -1, kprio = -1, waited = -1;
 
@@ -30,11 +32,9 @@ void plugin_rt_result(int *call_rc, int *policy, int *prio, int *wait_err)
 static void *rt_body(void *p)
 {
 	(void)p;
-	struct sched_param sp;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
-	kpolicy = (int)syscall(SYS_sched_getscheduler, tid);
-	if (syscall(SYS_sched_getparam, tid, &sp) == 0)
-		kprio = sp.sched_priority;
+	kpolicy = kernel_view_policy(tid);
+	kprio = kernel_view_prio(tid);
 	return NULL;
 }
 

@@ -3,6 +3,7 @@
  * constructor waits, the dlopen-ing thread holds the dynamic loader's lock: anything the thread's
  * request does that needs that lock (dlsym, dlopen, dladdr) would wait for the constructor,
  * which waits for the thread.  The wait is bounded (30 s) so that the host can say so. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -10,6 +11,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "kernel-view.h"
 
 static sem_t done;
 static int rc = -100, kpolicy = -1, kprio = -1, waited = -1;
@@ -32,9 +35,8 @@ static void *rt_thread(void *p)
 	rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	/* the kernel's view, past any interposer */
 	pid_t tid = (pid_t)syscall(SYS_gettid);
-	kpolicy = (int)syscall(SYS_sched_getscheduler, tid);
-	if (syscall(SYS_sched_getparam, tid, &sp) == 0)
-		kprio = sp.sched_priority;
+	kpolicy = kernel_view_policy(tid);
+	kprio = kernel_view_prio(tid);
 	sem_post(&done);
 	return NULL;
 }

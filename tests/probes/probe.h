@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kernel-view.h"
+
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
@@ -73,15 +75,12 @@ static inline pid_t probe_gettid(void)
 /* The kernel's view, bypassing any interposer. */
 static inline int probe_kernel_policy(pid_t tid)
 {
-	return (int)syscall(SYS_sched_getscheduler, tid);
+	return kernel_view_policy(tid);
 }
 
 static inline int probe_kernel_prio(pid_t tid)
 {
-	struct sched_param p;
-	if (syscall(SYS_sched_getparam, tid, &p) < 0)
-		return -1;
-	return p.sched_priority;
+	return kernel_view_prio(tid);
 }
 
 static pthread_mutex_t probe_out_lock = PTHREAD_MUTEX_INITIALIZER;

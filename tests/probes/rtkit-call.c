@@ -75,9 +75,9 @@ static const char *kernel_sched(pid_t tid, char *buf, size_t len)
 {
 	struct sched_param sp = { 0 };
 	const char *base;
-	int p = (int)syscall(SYS_sched_getscheduler, tid);
+	int p = kernel_view_policy(tid);
 
-	if (p < 0 || syscall(SYS_sched_getparam, tid, &sp) < 0) {
+	if (p < 0 || (sp.sched_priority = kernel_view_prio(tid)) < 0) {
 		snprintf(buf, len, "error %s", errname(errno));
 		return buf;
 	}

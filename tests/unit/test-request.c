@@ -134,7 +134,12 @@ static void fake_update_flags(const struct rtshim_req *r, const struct rtshim_re
 {
 	(void)r;
 	(void)t;
-	effect("record(+%d,-%d)", set, clear);
+	int prio = RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS;
+	if (set & RTSHIM_TF_ASKED_PRIO)
+		effect("record(+%d,-%d,asked %d got %d)", set & ~prio, clear & ~prio, set >> 8 & 0xff,
+		       set >> 16 & 0xff);
+	else
+		effect("record(+%d,-%d)", set & ~prio, clear & ~prio);
 }
 
 static void fake_in_flight(struct rtshim_thread *self, bool begin)
@@ -305,7 +310,7 @@ static int setscheduler(int policy, int prio, int direct)
  * set, rtkit asked for priority 20 */
 #define ASKED GATHERED " guard(160000) rttime(0)=160000/200000 rtkit(0,100,20)"
 /* the record of a grant: FLAG_ADDED|GRANTED set, ASKED_FIFO cleared */
-#define GRANTED_RECORD "record(+3,-4)"
+#define GRANTED_RECORD "read(100) record(+3,-4)"
 
 /* ---- rtkit grants ---------------------------------------------------------------------------- */
 
@@ -345,8 +350,9 @@ static void test_priority_clamped_to_rtkits_maximum(void **state)
 {
 	(void)state;
 	assert_int_equal(setscheduler(RR, 80, -EPERM), 0);
+	/* the thread's readers report the 80 asked while it has rtkit's 20 (rule 6) */
 	assert_string_equal(w.effects, GATHERED " guard(160000) rttime(0)=160000/200000 rtkit(0,100,20) "
-				       "spent(0,0) " GRANTED_RECORD " settled");
+				       "spent(0,0) read(100) record(+3,-4,asked 80 got 20) settled");
 }
 
 static void test_timeout_with_late_grant_is_a_grant(void **state)
@@ -519,7 +525,7 @@ static void test_flag_kept_when_the_thread_carries_it(void **state)
 	w.flags = RTSHIM_TF_FLAG_ADDED;
 	assert_int_equal(setscheduler(OTHER, 0, -EPERM), 0);
 	/* the call again with the flag, the record says the flag is the shim's */
-	assert_string_equal(w.effects, "target pending read(100) flags call(OTHER|FLAG) record(+1,-4) settled");
+	assert_string_equal(w.effects, "target pending read(100) flags call(OTHER|FLAG) read(100) record(+1,-4) settled");
 }
 
 static void test_flag_kept_call_refused_goes_on_to_rtkit(void **state)
@@ -688,7 +694,7 @@ static void test_priority_only_on_a_realtime_thread_raises(void **state)
 		assert_int_equal(sched_request(kinds[i], 0, 15, -EPERM), 0);
 		/* no policy asked: ASKED_FIFO left as it is */
 		assert_string_equal(w.effects, GATHERED " guard(160000) rttime(0)=160000/200000 "
-					       "rtkit(0,100,15) spent(3,0) raised(100,15) record(+3,-0) settled");
+					       "rtkit(0,100,15) spent(3,0) raised(100,15) read(100) record(+3,-0) settled");
 	}
 }
 

@@ -70,6 +70,21 @@ static void park_end(struct parked *k)
 
 /* ---- the TID of a pthread_t, records and side records --------------------------------------- */
 
+/* Rule 6: the asked priority is reported while the thread still has what it got, and the
+ * kernel's own value once anything else set it (a drop, a change from outside). */
+static void test_asked_priority_reported_while_granted(void **state)
+{
+	(void)state;
+	int f = RTSHIM_TF_GRANTED | rtshim_asked_prio_flags(99, 20);
+	assert_int_equal(rtshim_prio_reported(SCHED_RR | SCHED_RESET_ON_FORK, 20, f), 99);
+	assert_int_equal(rtshim_prio_reported(SCHED_FIFO, 20, f), 99);
+	assert_int_equal(rtshim_prio_reported(SCHED_RR | SCHED_RESET_ON_FORK, 15, f), 15);
+	assert_int_equal(rtshim_prio_reported(SCHED_OTHER, 0, f), 0);
+	assert_int_equal(rtshim_prio_reported(SCHED_RR, 20, RTSHIM_TF_GRANTED), 20);
+	assert_int_equal(rtshim_asked_prio_flags(256, 20), 0);
+	assert_true(rtshim_registry_asked_prio_ever());
+}
+
 static void test_tid_from_glibc(void **state)
 {
 	(void)state;
@@ -356,6 +371,7 @@ static void test_other_threads_wait_for_the_lock(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_asked_priority_reported_while_granted),
 		cmocka_unit_test(test_tid_from_glibc),
 		cmocka_unit_test(test_own_records),
 		cmocka_unit_test(test_side_record_taken_over),
