@@ -53,6 +53,18 @@ run_chrt() {
 	[ "$(sched_of "$CHILD")" = "SCHED_OTHER 0" ]
 }
 
+@test "rtrun chrt -v -f 99 CMD: chrt reads back the SCHED_FIFO 99 it set, as root's chrt does; CMD runs rtkit's RR 20" {
+	# stdbuf: chrt's verbose lines are in its stdout buffer when it execs CMD
+	run as_root timeout 30 stdbuf -oL chrt -v -f 99 true
+	[[ $output == *"new scheduling policy: SCHED_FIFO"*"new scheduling priority: 99"* ]]
+	run as_user timeout 30 "$RTRUN" --timeout 10000 stdbuf -oL chrt -v -f 99 sh -c 'chrt -p $$'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"new scheduling policy: SCHED_FIFO"$'\n'*"new scheduling priority: 99"* ]]
+	# the command is a new program: it reads what the kernel has
+	[[ $output == *"current scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK"$'\n'*"current scheduling priority: $RTKIT_MAX"* ]]
+}
+
 @test "rtrun chrt -v -p -f 10 PID (a running process of the user): RR 10 through rtkit, and chrt reads back what the kernel has" {
 	spawn "$APP_TMP/target.log" sleep 600
 	local target
@@ -65,7 +77,8 @@ run_chrt() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(sched_of "$target")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
-	# what chrt prints is the kernel's answer: RR, not the FIFO it asked for
+	# about another process chrt prints the kernel's answer (the shim records only its own
+	# process's threads): RR, not the FIFO it asked for
 	[[ $output == *"pid $target's new scheduling policy: SCHED_RR|SCHED_RESET_ON_FORK"* ]]
 	[[ $output == *"pid $target's new scheduling priority: 10"* ]]
 	local h

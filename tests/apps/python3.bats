@@ -54,6 +54,25 @@ time.sleep(600)'
 	log_has "$APP_TMP/py.log" "^worker $worker 2$"
 }
 
+@test "rtrun python3: os.sched_setscheduler(0, SCHED_FIFO, 99) reads back FIFO 99 from os.sched_getscheduler and os.sched_getparam; the kernel has rtkit's RR at its maximum" {
+	script max.py 'import os, time
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(99))
+p = os.sched_getparam(0).sched_priority
+print("max", os.getpid(), os.sched_getscheduler(0), p, flush=True)
+os.sched_setparam(0, os.sched_param(p - 1))
+print("less", os.sched_getparam(0).sched_priority, flush=True)
+time.sleep(600)'
+	spawn --rtrun "$APP_TMP/py.log" python3 "$APP_TMP/max.py"
+	local py
+	py=$(find_prog "$SPAWNED" python3)
+	wait_until 20 grep -q '^less ' "$APP_TMP/py.log"
+	cat "$APP_TMP/py.log"
+	[ "$(sched_of "$py")" = "SCHED_RR|SCHED_RESET_ON_FORK $RTKIT_MAX" ]
+	# what it set, as root's script reads it; one less than that, as root's would
+	log_has "$APP_TMP/py.log" "^max $py 1 99$"
+	log_has "$APP_TMP/py.log" "^less 98$"
+}
+
 NICE='import os, time
 print("nice", os.nice(-5), flush=True)
 time.sleep(600)'
