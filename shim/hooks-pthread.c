@@ -107,6 +107,7 @@ RTSHIM_EXPORT __attribute__((no_sanitize("address", "thread"))) int pthread_geta
 struct rt_create {
 	int policy, prio;
 	bool inherited; /* prio is the creating thread's, in rtkit's range already */
+	int asked;      /* ... and what its readers report beyond the kernel's (RTSHIM_TF_*) */
 	int done;   /* futex word: 0 until the new thread knows */
 	int result; /* 0 or errno */
 	int ran;    /* the start routine is running */
@@ -158,7 +159,7 @@ static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio, int 
 		return false;
 	int flags = rtshim_self_flags();
 	bool granted = flags & RTSHIM_TF_GRANTED;
-	*asked = flags & (RTSHIM_TF_ASKED_FIFO | RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS);
+	*asked = flags & RTSHIM_TF_READ_AS_ASKED;
 	struct sched_param sp = { .sched_priority = 0 };
 	int pol = granted ? rtshim_real_sched_getscheduler()(0) : -1;
 	if (pol < 0 || rtshim_real_sched_getparam()(0, &sp) < 0)
@@ -182,7 +183,7 @@ static void futex_set_and_wake(int *word)
 }
 
 /* In the new thread, before its start routine: ask for what the attribute asked. */
-static int promote_new_thread(int policy, int prio, bool inherited, int *result)
+static int promote_new_thread(int policy, int prio, bool inherited, int asked, int *result)
 {
 	struct sched_param p = { .sched_priority = prio };
 	struct rtshim_req r = {
@@ -193,6 +194,9 @@ static int promote_new_thread(int policy, int prio, bool inherited, int *result)
 	int err = 0;
 	if (rtshim_hook_enter(&h)) {
 		err = rtshim_request(&r);
+		/* the thread reads as its creator does (rule 6) */
+		if (!err && asked)
+			rtshim_thread_update(rtshim_self(), asked, 0);
 		rtshim_hook_leave(&h, 0);
 	}
 	*result = err;
@@ -220,7 +224,7 @@ static void *trampoline(void *p)
 		promote_inherited(ipol, iprio, iasked);
 	if (rc) {
 		int result;
-		int run = promote_new_thread(rc->policy, rc->prio, rc->inherited, &result);
+		int run = promote_new_thread(rc->policy, rc->prio, rc->inherited, rc->asked, &result);
 		rc->result = result;
 		rc->ran = run;
 		futex_set_and_wake(&rc->done); /* rc and t are gone after this */
@@ -251,7 +255,7 @@ static int create_inheriting(pthread_create_fn *real, pthread_t *thread, const p
 /* Explicit RT attribute: create the thread SCHED_OTHER from a copy of the attribute, promote it
  * in the trampoline, return when the outcome is known. */
 static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_attr_t *attr,
-		     void *(*start)(void *), void *arg, int policy, int prio, bool inherited)
+		     void *(*start)(void *), void *arg, int policy, int prio, bool inherited, int asked)
 {
 	/* glibc's pthread_attr_t is a value except for a pointer to its extension (CPU set, signal
 	 * mask) that pthread_create only reads; the copy shares it and is never destroyed. */
@@ -262,7 +266,7 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 		return real(thread, attr, start, arg);
 
 	rtshim_prepare_for_new_thread(prio);
-	struct rt_create rc = { .policy = policy, .prio = prio, .inherited = inherited };
+	struct rt_create rc = { .policy = policy, .prio = prio, .inherited = inherited, .asked = asked };
 	struct tramp t = { .start = start, .arg = arg, .rt = &rc, .inherit_policy = 0 };
 	int r = real(thread, &copy, trampoline, &t);
 	if (r)
@@ -290,11 +294,15 @@ static int create_as_creator(pthread_create_fn *real, pthread_t *thread, const p
 	int policy = rtshim_real_sched_getscheduler()(0), prio = 0;
 	if (policy < 0 || rtshim_real_sched_getparam()(0, &cur) < 0)
 		return EPERM;
-	if (!rtshim_creation_copies(policy, cur.sched_priority, &policy, &prio))
+	/* what this thread's readers report, the new thread's readers report too (rule 6) */
+	int asked = rtshim_self_flags() & RTSHIM_TF_READ_AS_ASKED;
+	if (!rtshim_creation_copies(policy, cur.sched_priority, &policy, &prio)) {
 		policy = SCHED_OTHER; /* the record is stale: the thread starts as it would without */
+		asked = 0;
+	}
 	rtshim_log(RTSHIM_LOG_DEBUG, "pthread_create: glibc's record of the creating thread is realtime; the new thread asks for %s/%d",
 		   rtshim_policy_name(policy), prio);
-	return create_rt(real, thread, attr, start, arg, policy, prio, true);
+	return create_rt(real, thread, attr, start, arg, policy, prio, true, asked);
 }
 
 RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
@@ -322,7 +330,7 @@ RTSHIM_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 				       sp.sched_priority))
 			r = real(thread, attr, start, arg);
 		else
-			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority, false);
+			r = create_rt(real, thread, attr, start, arg, policy, sp.sched_priority, false, 0);
 		rtshim_trace_end(&tr, r);
 	} else if (inherits_rt(attr, &policy, &sp.sched_priority, &asked)) {
 		r = create_inheriting(real, thread, attr, start, arg, policy, sp.sched_priority, asked);

@@ -6,6 +6,7 @@
  * readers come here, with exactly the arguments those system calls take. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/syscall.h>
 
 #include "hooks.h"
@@ -26,16 +27,61 @@ struct sched_attr_head {
 /* The next syscall() (libc's), read by the entry; NULL until resolved. */
 syscall_fn *rtshim_syscall_next;
 
+/* The largest struct sched_attr written back below (the kernel's is 56 bytes today; it checks
+ * that bytes it does not know are zero). */
+#define ATTR_COPY_MAX 128
+
+/* sched_setattr refused (EPERM) with what the readers report for a thread the shim changed:
+ * the program writes back what sched_getattr gave it, another field changed (stress-ng's
+ * utilization clamp).  Made again with the kernel's policy, priority and reset-on-fork flag in
+ * place of the reported ones: 0, or -1 with errno EPERM (not that case, or the kernel's own
+ * errno). */
+static long write_back_as_kernel(syscall_fn *next, long pid, const struct sched_attr_head *a,
+				 long flags)
+{
+	struct rtshim_hook h;
+	size_t size = a->size ? a->size : 48; /* 0: the first version's 48 bytes */
+	if (size < sizeof *a || size > ATTR_COPY_MAX || !rtshim_hook_enter(&h))
+		return -1;
+	long r = -1;
+	int err = EPERM, f = rtshim_flags_by_pid((pid_t)pid);
+	int kernel = f ? rtshim_real_sched_getscheduler()((pid_t)pid) : -1;
+	struct sched_param now;
+	int asked = (int)a->policy | (a->flags & SCHED_FLAG_RESET_ON_FORK ? SCHED_RESET_ON_FORK : 0);
+	if (kernel >= 0 && rtshim_real_sched_getparam()((pid_t)pid, &now) == 0 &&
+	    rtshim_policy_reported(kernel, f) == asked &&
+	    rtshim_prio_reported(kernel, now.sched_priority, f) == (int)a->priority) {
+		union {
+			struct sched_attr_head head;
+			unsigned char bytes[ATTR_COPY_MAX];
+		} copy;
+		memcpy(copy.bytes, a, size);
+		copy.head.policy = (uint32_t)(kernel & ~SCHED_RESET_ON_FORK);
+		copy.head.priority = (uint32_t)now.sched_priority;
+		if (kernel & SCHED_RESET_ON_FORK)
+			copy.head.flags |= SCHED_FLAG_RESET_ON_FORK;
+		r = next(SYS_sched_setattr, pid, copy.bytes, flags);
+		err = r < 0 ? errno : 0;
+	}
+	rtshim_hook_leave(&h, err);
+	return r;
+}
+
 /* sched_setattr: made as asked; rule 19 (core/decide.c) says when the kernel's EPERM makes it
  * the sched_setscheduler request. */
 static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 {
 	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
-	long r = next ? next(SYS_sched_setattr, pid, a, flags)
-		      : rtshim_raw_syscall(SYS_sched_setattr, pid, a, flags);
+	if (!next)
+		next = rtshim_raw_syscall;
+	long r = next(SYS_sched_setattr, pid, a, flags);
 	int policy;
 	/* only EPERM says the kernel could read the attribute (EFAULT: it is not there to read) */
-	if (r == 0 || errno != EPERM || !rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
+	if (r == 0 || errno != EPERM)
+		return r;
+	if (write_back_as_kernel(next, pid, a, flags) == 0)
+		return 0;
+	if (!rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
 		return r;
 	struct sched_param p = { .sched_priority = (int)a->priority };
 	return sched_setscheduler((pid_t)pid, policy, &p);

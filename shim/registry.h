@@ -48,6 +48,9 @@ struct rtshim_thread {
  * one.  A change from outside (chrt -p) shows through as it is. */
 #define RTSHIM_TF_ASKED_PRIO 0x8
 #define RTSHIM_TF_PRIO_BITS (0xff << 8 | 0xff << 16)
+/* All that makes the readers report what was asked rather than what the kernel has: a thread
+ * that starts with its creator's scheduling takes it over. */
+#define RTSHIM_TF_READ_AS_ASKED (RTSHIM_TF_ASKED_FIFO | RTSHIM_TF_ASKED_PRIO | RTSHIM_TF_PRIO_BITS)
 
 /* The flags that say "asked `asked`, got `got`" (RTSHIM_TF_ASKED_PRIO and its bits). */
 int rtshim_asked_prio_flags(int asked, int got);

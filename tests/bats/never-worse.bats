@@ -364,7 +364,7 @@ stack_extra() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$(line "kernel engine")" = "RR|RESET 20" ]
-	[ "$(line "read engine")" = "FIFO 20" ] # the policy it asked, rtkit's priority
+	[ "$(line "read engine")" = "FIFO 50" ] # what it asked (rule 6), as with privilege
 	[ "$(line "call create")" = "rc=0 err=OK" ]
 	[ "$(line "kernel jack-start")" = "RR|RESET 20" ]
 	[ "$(line "call jack")" = "rc=0 err=OK" ]

@@ -29,6 +29,7 @@ struct attr {
 	int32_t nice;
 	uint32_t priority;
 	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max;
 };
 
 static int rtkit_max = 20;
@@ -191,6 +192,32 @@ static void c_syscall_setscheduler(const char *name, int policy, int prio)
 	errno = 0;
 	int r = (int)syscall(SYS_sched_setscheduler, 0, policy, &p);
 	say(name, r, r ? errno : 0, policy, prio);
+}
+
+/* sched_getattr, then sched_setattr of what it gave (stress-ng's schedpolicy stressor does,
+ * with another field changed); `drop`: after a drop to SCHED_OTHER */
+static void attr_write_back(const char *name, int policy, int prio, bool drop)
+{
+	struct attr a = { 0 };
+	if (setscheduler(policy, prio) != 0 || (drop && setscheduler(SCHED_OTHER, 0) != 0) ||
+	    syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0) {
+		say(name, -1, errno, -1, 0);
+		return;
+	}
+	a.size = sizeof a;
+	errno = 0;
+	int r = (int)syscall(SYS_sched_setattr, 0, &a, 0);
+	say(name, r, r ? errno : 0, drop ? SCHED_OTHER : policy, drop ? 0 : prio);
+}
+
+static void c_attr_write_back(const char *name, int policy, int prio)
+{
+	attr_write_back(name, policy, prio, false);
+}
+
+static void c_attr_write_back_dropped(const char *name, int policy, int prio)
+{
+	attr_write_back(name, policy, prio, true);
 }
 
 /* a granted success leaves errno as it was */
@@ -399,6 +426,9 @@ static void build(void)
 		add(c_inherit, pol, 50, "inherited from %s 50", pname(pol));
 		add(c_fork, pol, 50, "fork from %s 50", pname(pol));
 		add(c_errno_kept, pol, 10, "errno kept %s 10", pname(pol));
+		add(c_attr_write_back, pol, max, "sched_getattr then sched_setattr back %s policy-max", pname(pol));
+		add(c_attr_write_back_dropped, pol, 50, "sched_getattr then sched_setattr back %s 50 dropped to OTHER",
+		    pname(pol));
 	}
 	add(r_repolicy, SCHED_FIFO | SCHED_RR << 8, 50, "FIFO 50 then RR 50");
 	add(r_repolicy, SCHED_RR | SCHED_FIFO << 8, 50, "RR 50 then FIFO 50");
