@@ -23,15 +23,6 @@
 
 #include "probe.h"
 
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t priority;
-	uint64_t runtime, deadline, period;
-	uint32_t util_min, util_max;
-};
-
 static int rtkit_max = 20;
 static char **wanted;
 
@@ -63,7 +54,7 @@ static int readers(pthread_t t, pid_t tid, int *policy, int *prio, char *buf, si
 	int p3 = (int)syscall(SYS_sched_getscheduler, tid);
 	syscall(SYS_sched_getparam, tid, &sp3);
 	pol_prio(c, sizeof c, p3, sp3.sched_priority);
-	struct attr at = { 0 };
+	struct probe_sched_attr at = { 0 };
 	int p4 = -1;
 	if (syscall(SYS_sched_getattr, tid, &at, sizeof at, 0) == 0)
 		p4 = (int)at.policy | ((at.flags & 1) ? SCHED_RESET_ON_FORK : 0);
@@ -180,7 +171,7 @@ static void c_drop(const char *name, int policy, int prio)
 
 static void c_setattr(const char *name, int policy, int prio)
 {
-	struct attr a = { .size = sizeof a, .policy = (uint32_t)policy, .priority = (uint32_t)prio };
+	struct probe_sched_attr a = { .size = sizeof a, .policy = (uint32_t)policy, .priority = (uint32_t)prio };
 	errno = 0;
 	int r = (int)syscall(SYS_sched_setattr, 0, &a, 0);
 	say(name, r, r ? errno : 0, policy, prio);
@@ -198,7 +189,7 @@ static void c_syscall_setscheduler(const char *name, int policy, int prio)
  * with another field changed); `drop`: after a drop to SCHED_OTHER */
 static void attr_write_back(const char *name, int policy, int prio, bool drop)
 {
-	struct attr a = { 0 };
+	struct probe_sched_attr a = { 0 };
 	if (setscheduler(policy, prio) != 0 || (drop && setscheduler(SCHED_OTHER, 0) != 0) ||
 	    syscall(SYS_sched_getattr, 0, &a, sizeof a, 0) != 0) {
 		say(name, -1, errno, -1, 0);
@@ -335,7 +326,7 @@ static void c_invalid(const char *name, int which, int unused)
 	(void)unused;
 	struct sched_param p1 = { .sched_priority = 1 }, p0 = { .sched_priority = 0 },
 			   p100 = { .sched_priority = 100 };
-	struct attr a = { .size = sizeof a, .policy = SCHED_FIFO, .priority = 100 };
+	struct probe_sched_attr a = { .size = sizeof a, .policy = SCHED_FIFO, .priority = 100 };
 	int r = 0, e = 0;
 	errno = 0;
 	switch (which) {

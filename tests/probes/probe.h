@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,16 @@
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
 #endif
+
+/* the kernel's struct sched_attr, its first version (SCHED_ATTR_SIZE_VER0, 48 bytes): glibc 2.36
+ * has neither it nor sched_setattr/sched_getattr */
+struct probe_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
 
 static inline const char *probe_errname(int e)
 {

@@ -9,18 +9,9 @@
 
 #include "probe.h"
 
-/* the kernel's struct sched_attr, its first version (SCHED_ATTR_SIZE_VER0, 48 bytes) */
-struct attr {
-	uint32_t size, policy;
-	uint64_t flags;
-	int32_t nice;
-	uint32_t priority;
-	uint64_t runtime, deadline, period;
-};
-
 int main(int argc, char **argv)
 {
-	struct attr a = { .size = sizeof a, .policy = SCHED_FIFO };
+	struct probe_sched_attr a = { .size = sizeof a, .policy = SCHED_FIFO };
 	a.priority = argc > 1 ? (uint32_t)atoi(argv[1]) : 10;
 	if (argc > 2 && strcmp(argv[2], "reset") == 0)
 		a.flags = 0x01; /* SCHED_FLAG_RESET_ON_FORK */
