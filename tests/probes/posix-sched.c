@@ -69,9 +69,9 @@ static int readers(pthread_t t, pid_t tid, int *policy, int *prio, char *buf, si
 	return 0;
 }
 
-/* One line: the call's outcome, the readers, whether they keep the promise of a success that
- * set `want_policy`/`want_prio` (want_policy < 0: no promise to check). */
-static void say(const char *name, int ret, int err, int want_policy, int want_prio)
+/* One line: the call's outcome, the readers, whether they say `want_policy`/`want_prio` (the
+ * promise of the last success; want_policy < 0: none to check) when `check`. */
+static void report(const char *name, int ret, int err, int want_policy, int want_prio, bool check)
 {
 	char r[256], k[48];
 	int policy, prio;
@@ -79,10 +79,16 @@ static void say(const char *name, int ret, int err, int want_policy, int want_pr
 	pid_t me = probe_gettid();
 	pol_prio(k, sizeof k, probe_kernel_policy(me), probe_kernel_prio(me));
 	const char *promise = "-";
-	if (ret == 0 && want_policy >= 0)
+	if (check && want_policy >= 0)
 		promise = agree && policy == want_policy && prio == want_prio ? "kept" : "broken";
 	probe_say("%s | ret=%d errno=%s | read=%s | promise=%s | kernel=%s", name, ret,
 		  probe_errname(err), r, promise, k);
+}
+
+/* ... the promise of this call, when it succeeded */
+static void say(const char *name, int ret, int err, int want_policy, int want_prio)
+{
+	report(name, ret, err, want_policy, want_prio, ret == 0);
 }
 
 /* ---- the cases --------------------------------------------------------------------------- */
@@ -156,6 +162,19 @@ static void c_derived(const char *name, int policy, int prio)
 	errno = 0;
 	int r = sched_setparam(0, &p);
 	say(name, r, r ? errno : 0, policy, want);
+}
+
+/* a call that fails (EINVAL) sets nothing: the readers still say what the last success set */
+static void c_failed_after(const char *name, int policy, int prio)
+{
+	struct sched_param p = { .sched_priority = 100 };
+	if (setscheduler(policy, prio) != 0) {
+		say(name, -1, errno, -1, 0);
+		return;
+	}
+	errno = 0;
+	int r = sched_setscheduler(0, SCHED_FIFO, &p);
+	report(name, r, r ? errno : 0, policy, prio, true);
 }
 
 static void c_drop(const char *name, int policy, int prio)
@@ -414,6 +433,7 @@ static void build(void)
 		add(c_derived, pol, max, "derived %s policy-max then one less", pname(pol));
 		add(c_derived, pol, 50, "derived %s 50 then one less", pname(pol));
 		add(c_drop, pol, 50, "drop %s 50 to OTHER", pname(pol));
+		add(c_failed_after, pol, max, "failed FIFO 100 after %s policy-max", pname(pol));
 		add(c_inherit, pol, 50, "inherited from %s 50", pname(pol));
 		add(c_fork, pol, 50, "fork from %s 50", pname(pol));
 		add(c_errno_kept, pol, 10, "errno kept %s 10", pname(pol));
