@@ -40,6 +40,9 @@ static void thread_ends(void *p)
 {
 	/* cancelled or exited in the middle of a request: its readers stop waiting now */
 	rtshim_registry_pending_end(p);
+	/* a realtime slot of rtkit's may be free now */
+	if (__atomic_load_n(&((struct rtshim_thread *)p)->flags, __ATOMIC_RELAXED) & RTSHIM_TF_GRANTED)
+		rtshim_budget_rt_thread_gone();
 	rtshim_registry_remove(p);
 }
 
@@ -130,7 +133,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
-	rtshim_budget_reset();
+	rtshim_budget_atfork_child();
 	rtshim_registry_atfork_child(&rtshim_self_rec, gettid());
 	rtshim_runaway_atfork_release();
 }
