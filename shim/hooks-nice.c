@@ -17,6 +17,7 @@
 #include "log.h"
 #include "nice.h"
 #include "trace.h"
+#include "raw-syscall.h"
 
 typedef int setpriority_fn(__priority_which_t, id_t, int);
 typedef int nice_fn(int);
@@ -24,7 +25,7 @@ typedef int nice_fn(int);
 /* Without a next definition (never seen with glibc): the system call, or ENOSYS. */
 static int sys_setpriority(__priority_which_t which, id_t who, int prio)
 {
-	return (int)syscall(SYS_setpriority, which, who, prio);
+	return (int)rtshim_raw_syscall(SYS_setpriority, (long)which, (long)who, (long)prio);
 }
 
 static int no_nice(int inc)

@@ -22,6 +22,13 @@ RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
 	return rtshim_hook_return(&h, rtshim_request(&r));
 }
 
+/* The way in for syscall(SYS_sched_setscheduler/SYS_sched_setparam) (hooks-syscall.c): these
+ * interposers themselves, bound here, not whatever comes first under their exported names. */
+extern __typeof(sched_setscheduler) rtshim_sched_setscheduler
+	__attribute__((alias("sched_setscheduler"), copy(sched_setscheduler), visibility("hidden")));
+extern __typeof(sched_setparam) rtshim_sched_setparam
+	__attribute__((alias("sched_setparam"), copy(sched_setparam), visibility("hidden")));
+
 RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 {
 	struct rtshim_hook h;

@@ -19,6 +19,10 @@ struct sched_attr_head {
 	uint32_t priority;
 };
 
+/* The sched_* interposers themselves (hooks-sched.c). */
+int rtshim_sched_setscheduler(pid_t pid, int policy, const struct sched_param *param) RTSHIM_HIDDEN;
+int rtshim_sched_setparam(pid_t pid, const struct sched_param *param) RTSHIM_HIDDEN;
+
 /* The next syscall() (libc's), read by the entry; NULL until resolved. */
 syscall_fn *rtshim_syscall_next;
 
@@ -34,7 +38,7 @@ static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 	if (r == 0 || errno != EPERM || !rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
 		return r;
 	struct sched_param p = { .sched_priority = (int)a->priority };
-	return sched_setscheduler((pid_t)pid, policy, &p);
+	return rtshim_sched_setscheduler((pid_t)pid, policy, &p);
 }
 
 long rtshim_syscall_sched(long number, long pid, long a2, long a3)
@@ -42,8 +46,8 @@ long rtshim_syscall_sched(long number, long pid, long a2, long a3)
 	if (number == SYS_sched_setattr)
 		return set_attr(pid, (const struct sched_attr_head *)(uintptr_t)a2, a3);
 	if (number == SYS_sched_setparam)
-		return sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
-	return sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);
+		return rtshim_sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
+	return rtshim_sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);
 }
 
 void rtshim_resolve_syscall(void)

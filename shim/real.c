@@ -54,7 +54,7 @@ static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
 }
 static int fb_sched_getscheduler(pid_t pid)
 {
-	return (int)syscall(SYS_sched_getscheduler, pid);
+	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, (long)pid);
 }
 static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
 {

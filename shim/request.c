@@ -36,6 +36,7 @@
 #include "target.h"
 #include "thread.h"
 #include "trace.h"
+#include "raw-rlimit.h"
 
 /* The priority asked, once the real call has read the parameter (a NULL or unmapped param is
  * the kernel's EINVAL or EFAULT to give, not a crash of ours). */
@@ -130,7 +131,7 @@ static void in_flight(struct rtshim_thread *self, bool begin)
 static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
 {
 	struct rlimit rl;
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
+	if (rtshim_raw_prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
 		return -errno;
 	*soft = rl.rlim_cur;
 	*hard = rl.rlim_max;
@@ -140,7 +141,7 @@ static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
 static int set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
 {
 	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
-	return prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
+	return rtshim_raw_prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
 }
 
 static int lower(pid_t tid, int policy, int prio)

@@ -152,7 +152,7 @@ static long sys_prlimit(const struct rlim64 *set, struct rlim64 *get)
 
 static int sys_policy(pid_t tid)
 {
-	return (int)syscall(SYS_sched_getscheduler, tid);
+	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, tid);
 }
 
 /* The system call itself: the shim's own syscall() would take it for the program's request. */
@@ -172,7 +172,7 @@ static ssize_t read_task_file(pid_t tid, const char *what, char *buf, size_t siz
 {
 	char path[64];
 	rtshim_format(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	int fd = (int)rtshim_raw_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read(fd, buf, size - 1);
@@ -209,11 +209,11 @@ static int demote_running_rt(pid_t self, pid_t *first)
 {
 	char buf[2048];
 	int n = 0;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = (int)rtshim_raw_syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	for (;;) {
-		long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		long got = rtshim_raw_syscall(SYS_getdents64, fd, buf, sizeof buf);
 		if (got <= 0)
 			break;
 		for (long off = 0; off < got;) {
@@ -289,14 +289,14 @@ static void pend_for_program(const siginfo_t *si, void *uc)
 	sigaddset(&u->uc_sigmask, SIGXCPU);
 	mask_view = MASK_REAL;
 	siginfo_t again = *si;
-	if (syscall(SYS_rt_sigqueueinfo, getpid(), SIGXCPU, &again) < 0)
-		syscall(SYS_kill, getpid(), SIGXCPU);
+	if (rtshim_raw_syscall(SYS_rt_sigqueueinfo, getpid(), SIGXCPU, &again) < 0)
+		rtshim_raw_syscall(SYS_kill, getpid(), SIGXCPU);
 }
 
 static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	pid_t self = (pid_t)syscall(SYS_gettid), who = 0;
+	pid_t self = (pid_t)rtshim_raw_syscall(SYS_gettid), who = 0;
 	int demoted = 0, rttime = 0;
 	rlim_t want = __atomic_load_n(&guard_soft, __ATOMIC_RELAXED);
 
@@ -339,7 +339,7 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 			memset(&dfl, 0, sizeof dfl);
 			dfl.sa_handler = SIG_DFL;
 			rtshim_runaway_real_sigaction()(SIGXCPU, &dfl, NULL);
-			syscall(SYS_tgkill, getpid(), self, SIGXCPU);
+			rtshim_raw_syscall(SYS_tgkill, getpid(), self, SIGXCPU);
 		}
 	} else if (prog.sa_handler != SIG_IGN && prog.sa_handler) {
 		prog.sa_handler(sig);
@@ -358,7 +358,7 @@ static void give_back(void)
 	prog_get(&prog);
 	if (!(prog.sa_flags & SA_SIGINFO) && prog.sa_handler == SIG_IGN)
 		return; /* ignored, as the kernel would */
-	if (syscall(SYS_kill, getpid(), SIGXCPU) < 0)
+	if (rtshim_raw_syscall(SYS_kill, getpid(), SIGXCPU) < 0)
 		return;
 	for (int i = 0;; i++) {
 		sigset_t pend;
@@ -372,7 +372,7 @@ static void give_back(void)
 static void *guard_main(void *arg)
 {
 	(void)arg;
-	pid_t self = (pid_t)syscall(SYS_gettid);
+	pid_t self = (pid_t)rtshim_raw_syscall(SYS_gettid);
 	int pol = sys_policy(0);
 	if (pol >= 0 && rtshim_is_rt(pol))
 		demote(0, pol); /* created by a realtime thread: the guard itself never is */
@@ -523,7 +523,7 @@ void rtshim_runaway_granted(pid_t tid)
 {
 	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
 		return;
-	if (tid == (pid_t)syscall(SYS_gettid)) {
+	if (tid == (pid_t)rtshim_raw_syscall(SYS_gettid)) {
 		rtshim_runaway_take_signal();
 		return;
 	}
@@ -685,7 +685,7 @@ void rtshim_runaway_before_exec(bool guard_follows, struct rtshim_exec_undo *und
 	/* no guard in the new image: it starts as it would have without the shim's grant */
 	int pol = sys_policy(0);
 	struct sched_param p;
-	if (pol >= 0 && rtshim_is_rt(pol) && syscall(SYS_sched_getparam, 0, &p) == 0 && demote(0, pol)) {
+	if (pol >= 0 && rtshim_is_rt(pol) && rtshim_raw_syscall(SYS_sched_getparam, 0, &p) == 0 && demote(0, pol)) {
 		undo->demoted = true;
 		undo->policy = pol;
 		undo->prio = p.sched_priority;

@@ -10,6 +10,7 @@
 #include "registry.h"
 #include "runaway.h"
 #include "thread.h"
+#include "raw-syscall.h"
 
 /* initial-exec: the shim is loaded at start-up (LD_PRELOAD); no __tls_get_addr, no libc-only
  * violation (NEEDED ld-linux), and cheap in every hook. */
@@ -165,7 +166,7 @@ RTSHIM_UNINSTRUMENTED bool rtshim_self_maybe_changed_uninstrumented(void)
 		return false;
 	/* maybe in a side record another thread made: only if this thread carries the flag every
 	 * record describes (a thread that has just started never does) */
-	long k = syscall(SYS_sched_getscheduler, 0);
+	long k = rtshim_raw_syscall(SYS_sched_getscheduler, 0L);
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
 
