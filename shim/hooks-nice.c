@@ -19,25 +19,6 @@
 #include "trace.h"
 #include "raw-syscall.h"
 
-typedef int setpriority_fn(__priority_which_t, id_t, int);
-typedef int nice_fn(int);
-
-/* Without a next definition (never seen with glibc): the system call, or ENOSYS. */
-static int sys_setpriority(__priority_which_t which, id_t who, int prio)
-{
-	return (int)rtshim_raw_syscall(SYS_setpriority, (long)which, (long)who, (long)prio);
-}
-
-static int no_nice(int inc)
-{
-	(void)inc;
-	errno = ENOSYS;
-	return -1;
-}
-
-RTSHIM_DEFINE_NEXT_OR(setpriority_fn, setpriority, sys_setpriority)
-RTSHIM_DEFINE_NEXT_OR(nice_fn, nice, no_nice)
-
 void rtshim_resolve_nice(void)
 {
 	next_setpriority();

@@ -23,9 +23,6 @@ struct sched_attr_head {
 int rtshim_sched_setscheduler(pid_t pid, int policy, const struct sched_param *param) RTSHIM_HIDDEN;
 int rtshim_sched_setparam(pid_t pid, const struct sched_param *param) RTSHIM_HIDDEN;
 
-/* The next syscall() (libc's), read by the entry; NULL until resolved. */
-syscall_fn *rtshim_syscall_next;
-
 /* sched_setattr: made as asked; rule 19 (core/decide.c) says when the kernel's EPERM makes it
  * the sched_setscheduler request. */
 static long set_attr(long pid, const struct sched_attr_head *a, long flags)
@@ -48,11 +45,4 @@ long rtshim_syscall_sched(long number, long pid, long a2, long a3)
 	if (number == SYS_sched_setparam)
 		return rtshim_sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
 	return rtshim_sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);
-}
-
-void rtshim_resolve_syscall(void)
-{
-	if (!__atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&rtshim_syscall_next, (syscall_fn *)rtshim_next_symbol("syscall", NULL),
-				 __ATOMIC_RELEASE);
 }

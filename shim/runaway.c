@@ -97,27 +97,10 @@ static void prog_set(const struct sigaction *sa)
 	__atomic_store_n(&prog_gen, g + 1, __ATOMIC_RELEASE);
 }
 
-static int no_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	(void)sig, (void)act, (void)old;
-	errno = ENOSYS;
-	return -1;
-}
-
-RTSHIM_DEFINE_NEXT_OR(sigaction_fn, sigaction, no_sigaction)
-
 sigaction_fn *rtshim_runaway_real_sigaction(void)
 {
 	return next_sigaction();
 }
-
-static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	/* the system call itself: the shim's own syscall() would take it for the program's */
-	return (int)rtshim_raw_syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
-}
-
-RTSHIM_DEFINE_NEXT_OR(sigmask_fn, pthread_sigmask, no_sigmask)
 
 sigmask_fn *rtshim_runaway_real_sigmask(void)
 {
