@@ -98,6 +98,44 @@ struct plan {
 	bool changed;      /* ... differs from what was asked */
 };
 
+/* Whose budget a request spends: another process's thread, a raise, or a thread of ours. */
+static int budget_kind(const struct rtshim_facts *f, bool cur_rt)
+{
+	return f->target == RTSHIM_TARGET_OTHER ? RTSHIM_BUDGET_OTHER
+	       : cur_rt                         ? RTSHIM_BUDGET_RAISE
+						: RTSHIM_BUDGET_OWN;
+}
+
+static struct rtshim_decision held(const struct rtshim_facts *f, int kind)
+{
+	struct rtshim_decision d = no_rt(f, RTSHIM_WHY_HELD, f->held_err[kind]);
+	d.wait_ms = f->held_ms[kind];
+	d.ago_ms = f->held_ago_ms[kind];
+	return d;
+}
+
+/* Rule 8, first half, before rtkit's limits are read: a thread that is not realtime yet, whose
+ * kind of request rtkit refused a moment ago, gets its EPERM at once, without any work of the
+ * client's (the fallback's nice level too held, or not wanted).  A thread realtime already
+ * waits for rules 6 and 7, which need no rtkit.  true: *d decided. */
+static bool held_before_rtkit(const struct rtshim_facts *f, const struct plan *p,
+			      struct rtshim_decision *d)
+{
+	int kind = budget_kind(f, false);
+	if (p->cur_rt || !rtshim_refusal_holds(f->cfg, f->held_ms[kind], f->held_ms[RTSHIM_BUDGET_NICE]))
+		return false;
+	*d = held(f, kind);
+	d->action = RTSHIM_DONE;
+	return true;
+}
+
+bool rtshim_refusal_holds(const struct rtshim_config *cfg, int64_t held_ms, int64_t held_nice_ms)
+{
+	int fallback = cfg->nice_fallback;
+	return held_ms > 0 && fallback != RTSHIM_NICE_ALWAYS &&
+	       (fallback == RTSHIM_NICE_OFF || held_nice_ms > 0);
+}
+
 /* Rules 1-4: the direct call, whose thread, the flag, a realtime request.  true: *d decided. */
 static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
@@ -150,8 +188,12 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 			  : (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
 	p->cur_rt = rtshim_is_rt(f->cur_policy);
 
-	if (!f->limits.done)
+	if (!f->limits.done && held_before_rtkit(f, p, d))
+		return true;
+	if (!f->limits.done) {
 		*d = act(RTSHIM_READ_LIMITS);
+		d->budget_kind = budget_kind(f, p->cur_rt);
+	}
 	else if (f->limits.err == -ELIBACC)
 		*d = done(EPERM, RTSHIM_WHY_NO_CLIENT, 0);
 	else if (f->limits.err < 0)
@@ -218,8 +260,7 @@ static bool held_back(const struct rtshim_facts *f, const struct plan *p, int ki
 		      struct rtshim_decision *d)
 {
 	if (f->held_ms[kind] > 0) {
-		*d = no_rt(f, RTSHIM_WHY_HELD, f->held_err[kind]);
-		d->wait_ms = f->held_ms[kind];
+		*d = held(f, kind);
 		return true;
 	}
 	if (kind == RTSHIM_BUDGET_RAISE &&
@@ -289,9 +330,7 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 
 	if (before_rtkit(f, &p, &d) || within_grant(f, &p, &d))
 		return d;
-	int kind = f->target == RTSHIM_TARGET_OTHER ? RTSHIM_BUDGET_OTHER
-		   : p.cur_rt                       ? RTSHIM_BUDGET_RAISE
-						    : RTSHIM_BUDGET_OWN;
+	int kind = budget_kind(f, p.cur_rt);
 	if (held_back(f, &p, kind, &d))
 		return d;
 	return ask(f, &p, kind);
@@ -412,6 +451,14 @@ const char *rtshim_why_format(char *buf, size_t size, const struct rtshim_decisi
 			      const char *(*strerror_of)(int err))
 {
 	const char *text = rtshim_why_text(d->why);
+	if (d->why == RTSHIM_WHY_HELD) {
+		const char *what = d->why_err == -EBUSY ? "a per-user limit: realtime threads, processes or requests in its burst interval"
+				   : d->why_err == -EPERM ? "polkit or its policy"
+				   : rtshim_errno_name(d->why_err) ? rtshim_errno_name(d->why_err) : "?";
+		rtshim_format(buf, size, "rtkit said no %lld ms ago (%s), not asked again for %lld ms",
+			      (long long)d->ago_ms, what, (long long)d->wait_ms);
+		return buf;
+	}
 	if (d->why == RTSHIM_WHY_REFUSED && d->why_err == -EPERM)
 		/* the priority was in range and RLIMIT_RTTIME bounded: rtkit's policy said no */
 		text = "rtkit refused: polkit does not allow realtime for this session (or rtkit's canary fired)";

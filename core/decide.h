@@ -78,11 +78,13 @@ struct rtshim_facts {
 
 	struct rtshim_step lowered; /* RTSHIM_LOWER */
 
-	/* Backoff (shim/budget.h): how long each kind of request is still held back (0: not),
-	 * and the refusal remembered; a raise of the same thread to the same priority that was
-	 * just granted (the priority flaps) is held for raise_hold_ms. */
+	/* The memo of refusals (shim/budget.h), read with the target, before any work of the
+	 * client's: how long each kind of request is still held back (0: not), the refusal
+	 * remembered and how long ago rtkit said it; a raise of the same thread to the same
+	 * priority that was just granted (the priority flaps) is held for raise_hold_ms. */
 	int64_t held_ms[RTSHIM_BUDGET_KINDS];
 	int held_err[RTSHIM_BUDGET_KINDS];
+	int64_t held_ago_ms[RTSHIM_BUDGET_KINDS];
 	pid_t raise_tid;
 	int raise_prio;
 	int64_t raise_hold_ms;
@@ -126,7 +128,8 @@ enum rtshim_why {
 	RTSHIM_WHY_NO_PRIORITY,     /* rtkit allows no realtime priority (MaxRealtimePriority < 1) */
 	RTSHIM_WHY_STRICT,          /* RTSHIM_STRICT: the priority would have to change */
 	RTSHIM_WHY_NICE_ONLY,       /* RTSHIM_NICE_FALLBACK=always: realtime is never asked for */
-	RTSHIM_WHY_HELD,            /* rtkit refused this kind a moment ago (why_err, wait_ms) */
+	RTSHIM_WHY_HELD,            /* rtkit refused this kind a moment ago (why_err, ago_ms,
+				     * wait_ms) */
 	RTSHIM_WHY_FLAPPING,        /* the same raise was granted a moment ago (wait_ms) */
 	RTSHIM_WHY_RTTIME_UNREADABLE, /* RLIMIT_RTTIME cannot be read (why_err) */
 	RTSHIM_WHY_RTTIME_ZERO,     /* RLIMIT_RTTIME is 0: an RT thread would be killed at once */
@@ -151,7 +154,7 @@ struct rtshim_decision {
 	bool set_rttime;   /* ASK_RTKIT: RLIMIT_RTTIME becomes soft/hard */
 	rlim_t soft, hard; /* ASK_RTKIT: RLIMIT_RTTIME in force for the grant */
 	bool arm_guard;    /* ASK_RTKIT: the soft limit is the runaway guard's */
-	int budget_kind;   /* ASK_RTKIT */
+	int budget_kind;   /* READ_LIMITS, ASK_RTKIT */
 	enum rtshim_flag_owner flag_owner; /* DONE(0): whose the thread's flag is */
 	/* DONE: what the program gets, 0 or a positive errno (every other error in the core and
 	 * the shim is a negative errno, as why_err) */
@@ -159,6 +162,7 @@ struct rtshim_decision {
 	enum rtshim_why why;
 	int why_err;       /* negative errno behind `why`, or 0 */
 	int64_t wait_ms;   /* HELD, FLAPPING: how long it still holds */
+	int64_t ago_ms;    /* HELD: how long ago rtkit said no */
 };
 
 /* Facts for a new request; everything else zero (nothing gathered, nothing done). */
@@ -200,6 +204,11 @@ static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg
 	int sent = rtshim_direct_policy(cfg, has_policy, policy);
 	return (struct rtshim_direct){ sent, rtshim_direct_flag_owner(has_policy, policy, sent) };
 }
+
+/* Rule 8, first half: a thread that is not realtime, whose kind of request rtkit refused
+ * held_ms more, gets its EPERM before rtkit's limits are read when nothing else is left to ask
+ * (the fallback's nice level off, or refused too: held_nice_ms).  Pure. */
+bool rtshim_refusal_holds(const struct rtshim_config *cfg, int64_t held_ms, int64_t held_nice_ms);
 
 /* Rule 8: the same raise (thread, priority) as the one granted a moment ago, still held for
  * hold_ms: the priority flaps.  Pure. */

@@ -2,8 +2,7 @@
 #include "budget.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <time.h>
+#include <limits.h>
 
 #include "raw-time.h"
 
@@ -15,16 +14,14 @@ bool rtshim_backoff_allows(const struct rtshim_backoff *b, int64_t now_ms)
 void rtshim_backoff_record(struct rtshim_backoff *b, int64_t now_ms, int result)
 {
 	if (result != -EPERM && result != -EBUSY) {
-		if (result == 0) {
-			b->until_ms = 0;
-			b->delay_ms = 0;
-			b->err = 0;
-		}
+		if (result == 0)
+			*b = (struct rtshim_backoff){ 0 };
 		return; /* no answer from rtkit (timeout, no daemon): not a refusal, nothing learnt */
 	}
 	int64_t d = b->delay_ms < RTSHIM_BACKOFF_MIN_MS ? RTSHIM_BACKOFF_MIN_MS : b->delay_ms;
 	b->until_ms = now_ms + d;
 	b->delay_ms = d * 2 > RTSHIM_BACKOFF_MAX_MS ? RTSHIM_BACKOFF_MAX_MS : d * 2;
+	b->said_ms = now_ms;
 	b->err = result;
 }
 
@@ -38,115 +35,225 @@ void rtshim_raise_granted(struct rtshim_raise_memo *m, int tid, int prio, int64_
 	if (m->tid != tid || m->prio != prio) {
 		m->tid = tid;
 		m->prio = prio;
-		m->b.until_ms = 0;
-		m->b.delay_ms = 0;
+		m->b = (struct rtshim_backoff){ 0 };
 	}
 	rtshim_backoff_record(&m->b, now_ms, -EBUSY);
 }
 
-/* The process's state, under a priority-inheritance mutex: the caller may be a realtime
- * thread (a raise), and a spin lock with sched_yield() never yields to a SCHED_OTHER holder
- * preempted on the same CPU; with priority inheritance the kernel runs the holder at the
- * waiter's priority until it lets go.  Requests are rare and the sections a few loads long. */
-static struct rtshim_backoff state[RTSHIM_BUDGET_KINDS];
-static struct rtshim_raise_memo raise_memo;
-static pthread_mutex_t mutex;
-static pthread_once_t mutex_once = PTHREAD_ONCE_INIT;
+/* ---- the process's memo: one cell per kind and the flap memory, each under a sequence count.
+ * A writer makes the count odd, writes, makes it even again; a reader copies the cell and
+ * keeps the copy if the count was even and unchanged around it.  Writers are the thread that
+ * holds the gate (below), and thread ends: one that finds another writer half-way leaves the
+ * cell as it is (it would write nearly the same thing).  A reader that keeps overlapping a
+ * write reads an empty cell: rtkit is asked, as without the memo. */
+struct cell {
+	unsigned seq;
+	struct rtshim_raise_memo m; /* tid and prio: the flap memory's only */
+};
 
-static void mutex_init(void)
+#define RAISE_CELL RTSHIM_BUDGET_KINDS
+static struct cell cells[RTSHIM_BUDGET_KINDS + 1];
+
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static void copy_out(const struct cell *c, struct rtshim_raise_memo *m)
 {
-	pthread_mutexattr_t a;
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&mutex, &a);
-	pthread_mutexattr_destroy(&a);
+	m->tid = LOAD(c->m.tid);
+	m->prio = LOAD(c->m.prio);
+	m->b.until_ms = LOAD(c->m.b.until_ms);
+	m->b.delay_ms = LOAD(c->m.b.delay_ms);
+	m->b.said_ms = LOAD(c->m.b.said_ms);
+	m->b.err = LOAD(c->m.b.err);
 }
 
-/* the kernel's clock, not one another preload can stop (raw-time.h) */
+static void copy_in(struct cell *c, const struct rtshim_raise_memo *m)
+{
+	STORE(c->m.tid, m->tid);
+	STORE(c->m.prio, m->prio);
+	STORE(c->m.b.until_ms, m->b.until_ms);
+	STORE(c->m.b.delay_ms, m->b.delay_ms);
+	STORE(c->m.b.said_ms, m->b.said_ms);
+	STORE(c->m.b.err, m->b.err);
+}
+
+static void cell_read(const struct cell *c, struct rtshim_raise_memo *m)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned s = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+		if (s & 1)
+			continue;
+		copy_out(c, m);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (LOAD(c->seq) == s)
+			return;
+	}
+	*m = (struct rtshim_raise_memo){ 0 };
+}
+
+/* true: the cell is this writer's, *seq its even count before (cell_write_end). */
+static bool cell_write_begin(struct cell *c, unsigned *seq)
+{
+	unsigned s = LOAD(c->seq);
+	if ((s & 1) || !__atomic_compare_exchange_n(&c->seq, &s, s + 1, false, __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED))
+		return false;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	*seq = s;
+	return true;
+}
+
+static void cell_write_end(struct cell *c, unsigned seq)
+{
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* fn(cell's memo, now, arg) as one write. */
+static void cell_update(struct cell *c, void (*fn)(struct rtshim_raise_memo *, int64_t, const void *),
+			const void *arg)
+{
+	unsigned seq;
+	int64_t now = rtshim_raw_now_ns() / 1000000; /* the kernel's clock (raw-time.h) */
+	if (!cell_write_begin(c, &seq))
+		return;
+	struct rtshim_raise_memo m;
+	copy_out(c, &m);
+	fn(&m, now, arg);
+	copy_in(c, &m);
+	cell_write_end(c, seq);
+}
+
 static int64_t now_ms(void)
 {
 	return rtshim_raw_now_ns() / 1000000;
 }
 
-static void lock(void)
-{
-	pthread_once(&mutex_once, mutex_init);
-	pthread_mutex_lock(&mutex);
-}
-
-static void unlock(void)
-{
-	pthread_mutex_unlock(&mutex);
-}
-
 void rtshim_budget_locked(void (*fn)(void *), void *arg)
 {
-	lock();
+	unsigned seq;
+	if (!cell_write_begin(&cells[RTSHIM_BUDGET_OWN], &seq))
+		return;
 	fn(arg);
-	unlock();
+	cell_write_end(&cells[RTSHIM_BUDGET_OWN], seq);
 }
 
 int rtshim_budget_check(int kind, int64_t *wait_ms)
 {
 	if (kind < 0 || kind >= RTSHIM_BUDGET_KINDS)
 		return 0;
+	struct rtshim_raise_memo m;
+	cell_read(&cells[kind], &m);
 	int64_t now = now_ms();
-	int r = 0;
-	lock();
-	if (!rtshim_backoff_allows(&state[kind], now)) {
-		r = state[kind].err ? state[kind].err : -EBUSY;
-		if (wait_ms)
-			*wait_ms = state[kind].until_ms - now;
-	}
-	unlock();
-	return r;
+	if (rtshim_backoff_allows(&m.b, now))
+		return 0;
+	if (wait_ms)
+		*wait_ms = m.b.until_ms - now;
+	return m.b.err ? m.b.err : -EBUSY;
+}
+
+static void record(struct rtshim_raise_memo *m, int64_t now, const void *arg)
+{
+	rtshim_backoff_record(&m->b, now, *(const int *)arg);
 }
 
 void rtshim_budget_record(int kind, int result)
 {
-	if (kind < 0 || kind >= RTSHIM_BUDGET_KINDS)
-		return;
-	int64_t now = now_ms();
-	lock();
-	rtshim_backoff_record(&state[kind], now, result);
-	unlock();
+	if (kind >= 0 && kind < RTSHIM_BUDGET_KINDS)
+		cell_update(&cells[kind], record, &result);
+}
+
+static void raise_granted(struct rtshim_raise_memo *m, int64_t now, const void *arg)
+{
+	const int *tp = arg;
+	rtshim_raise_granted(m, tp[0], tp[1], now);
 }
 
 void rtshim_budget_raise_granted(int tid, int prio)
 {
-	int64_t now = now_ms();
-	lock();
-	rtshim_raise_granted(&raise_memo, tid, prio, now);
-	unlock();
+	int tp[2] = { tid, prio };
+	cell_update(&cells[RAISE_CELL], raise_granted, tp);
+}
+
+static void busy_ends(struct rtshim_raise_memo *m, int64_t now, const void *arg)
+{
+	(void)arg;
+	if (m->b.err == -EBUSY && !rtshim_backoff_allows(&m->b, now))
+		m->b.until_ms = now; /* the delay stays: a refusal again holds longer */
+}
+
+void rtshim_budget_rt_thread_gone(void)
+{
+	if (LOAD(cells[RTSHIM_BUDGET_OWN].m.b.err) == -EBUSY)
+		cell_update(&cells[RTSHIM_BUDGET_OWN], busy_ends, NULL);
 }
 
 void rtshim_budget_facts(struct rtshim_facts *f)
 {
 	int64_t now = now_ms();
-	lock();
+	struct rtshim_raise_memo m;
 	for (int k = 0; k < RTSHIM_BUDGET_KINDS; k++) {
-		f->held_ms[k] = rtshim_backoff_allows(&state[k], now) ? 0 : state[k].until_ms - now;
-		f->held_err[k] = state[k].err ? state[k].err : -EBUSY;
+		cell_read(&cells[k], &m);
+		bool held = !rtshim_backoff_allows(&m.b, now);
+		f->held_ms[k] = held ? m.b.until_ms - now : 0;
+		f->held_err[k] = m.b.err ? m.b.err : -EBUSY;
+		f->held_ago_ms[k] = held ? now - m.b.said_ms : 0;
 	}
-	f->raise_tid = raise_memo.tid;
-	f->raise_prio = raise_memo.prio;
-	f->raise_hold_ms = rtshim_backoff_allows(&raise_memo.b, now) ? 0 : raise_memo.b.until_ms - now;
-	unlock();
+	cell_read(&cells[RAISE_CELL], &m);
+	f->raise_tid = m.tid;
+	f->raise_prio = m.prio;
+	f->raise_hold_ms = rtshim_backoff_allows(&m.b, now) ? 0 : m.b.until_ms - now;
+}
+
+/* ---- the gate: a futex word, 0 open, 1 taken, 2 taken and a thread may sleep on it ---------- */
+static int gate;
+
+static void gate_open(void)
+{
+	if (__atomic_exchange_n(&gate, 0, __ATOMIC_RELEASE) == 2)
+		rtshim_raw_syscall(SYS_futex, &gate, (long)FUTEX_WAKE_PRIVATE, (long)INT_MAX, NULL, NULL, 0L);
+}
+
+int rtshim_budget_begin(int kind, int timeout_ms)
+{
+	int64_t deadline = rtshim_raw_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+	int c = 0;
+	if (!__atomic_compare_exchange_n(&gate, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		/* another request is in flight: its answer may be the one this request would get */
+		while ((c = __atomic_exchange_n(&gate, 2, __ATOMIC_ACQUIRE)) != 0) {
+			int held = rtshim_budget_check(kind, NULL);
+			if (held)
+				return held;
+			int64_t left = deadline - rtshim_raw_now_ns();
+			if (left <= 0)
+				return -ETIMEDOUT;
+			rtshim_raw_futex_wait(&gate, 2, left);
+		}
+	}
+	int held = rtshim_budget_check(kind, NULL);
+	if (held)
+		gate_open();
+	return held;
+}
+
+void rtshim_budget_end(void)
+{
+	gate_open();
 }
 
 void rtshim_budget_reset(void)
 {
-	raise_memo.tid = 0;
-	raise_memo.prio = 0;
-	raise_memo.b.until_ms = 0;
-	raise_memo.b.delay_ms = 0;
-	for (int k = 0; k < RTSHIM_BUDGET_KINDS; k++) {
-		state[k].until_ms = 0;
-		state[k].delay_ms = 0;
-		state[k].err = 0;
-	}
-	/* a forked child: the mutex may have been held by a thread that does not exist here (a
-	 * priority-inheritance mutex can only be unlocked by its owner): made anew */
-	pthread_once(&mutex_once, mutex_init);
-	mutex_init();
+	for (int k = 0; k <= RAISE_CELL; k++)
+		cells[k] = (struct cell){ 0 };
+	gate = 0;
+}
+
+void rtshim_budget_atfork_child(void)
+{
+	/* rtkit's refusals are the user's, the child's too; the flap memory is about threads the
+	 * child does not have, a write half done and the gate were another thread's */
+	cells[RAISE_CELL] = (struct cell){ 0 };
+	for (int k = 0; k < RAISE_CELL; k++)
+		if (cells[k].seq & 1)
+			cells[k] = (struct cell){ 0 };
+	gate = 0;
 }

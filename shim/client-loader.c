@@ -102,7 +102,7 @@ static void load(void)
 static void set_state(int s)
 {
 	__atomic_store_n(&state, s, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &state, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	rtshim_raw_syscall(SYS_futex, &state, (long)FUTEX_WAKE_PRIVATE, (long)INT_MAX, NULL, NULL, 0L);
 }
 
 static void *helper(void *p)

@@ -24,37 +24,6 @@
 #include "hooks.h"
 #include "runaway.h"
 
-typedef int execve_fn(const char *, char *const[], char *const[]);
-typedef int execvpe_fn(const char *, char *const[], char *const[]);
-typedef int fexecve_fn(int, char *const[], char *const[]);
-typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
-
-/* Without a next definition (never seen with glibc): ENOSYS. */
-static int no_execve(const char *path, char *const argv[], char *const envp[])
-{
-	(void)path, (void)argv, (void)envp;
-	errno = ENOSYS;
-	return -1;
-}
-static int no_fexecve(int fd, char *const argv[], char *const envp[])
-{
-	(void)fd, (void)argv, (void)envp;
-	errno = ENOSYS;
-	return -1;
-}
-static int no_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
-		       int flags)
-{
-	(void)dirfd, (void)path, (void)argv, (void)envp, (void)flags;
-	errno = ENOSYS;
-	return -1;
-}
-
-RTSHIM_DEFINE_NEXT_OR(execve_fn, execve, no_execve)
-RTSHIM_DEFINE_NEXT_OR(execvpe_fn, execvpe, no_execve)
-RTSHIM_DEFINE_NEXT_OR(fexecve_fn, fexecve, no_fexecve)
-RTSHIM_DEFINE_NEXT_OR(execveat_fn, execveat, no_execveat)
-
 extern char **environ;
 
 void rtshim_resolve_exec(void)

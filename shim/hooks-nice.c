@@ -17,25 +17,7 @@
 #include "log.h"
 #include "nice.h"
 #include "trace.h"
-
-typedef int setpriority_fn(__priority_which_t, id_t, int);
-typedef int nice_fn(int);
-
-/* Without a next definition (never seen with glibc): the system call, or ENOSYS. */
-static int sys_setpriority(__priority_which_t which, id_t who, int prio)
-{
-	return (int)syscall(SYS_setpriority, which, who, prio);
-}
-
-static int no_nice(int inc)
-{
-	(void)inc;
-	errno = ENOSYS;
-	return -1;
-}
-
-RTSHIM_DEFINE_NEXT_OR(setpriority_fn, setpriority, sys_setpriority)
-RTSHIM_DEFINE_NEXT_OR(nice_fn, nice, no_nice)
+#include "raw-syscall.h"
 
 void rtshim_resolve_nice(void)
 {

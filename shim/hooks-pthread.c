@@ -12,6 +12,7 @@
 #include "log.h"
 #include "runaway.h"
 #include "trace.h"
+#include "raw-syscall.h"
 
 RTSHIM_EXPORT int pthread_setschedparam(pthread_t thread, int policy, const struct sched_param *param)
 {
@@ -171,7 +172,7 @@ static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio, int 
 static void futex_wait_nonzero(int *word)
 {
 	while (!__atomic_load_n(word, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+		rtshim_raw_syscall(SYS_futex, word, (long)FUTEX_WAIT_PRIVATE, 0L, NULL, NULL, 0L);
 }
 
 static void futex_set_and_wake(int *word)
@@ -179,7 +180,7 @@ static void futex_set_and_wake(int *word)
 	__atomic_store_n(word, 1, __ATOMIC_RELEASE);
 	/* the waiter may already have returned: FUTEX_WAKE on a stale address only causes a
 	 * spurious wake-up somewhere, which every futex user tolerates */
-	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	rtshim_raw_syscall(SYS_futex, word, (long)FUTEX_WAKE_PRIVATE, 1L, NULL, NULL, 0L);
 }
 
 /* In the new thread, before its start routine: ask for what the attribute asked. */

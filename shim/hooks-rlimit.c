@@ -19,13 +19,6 @@
 #include "raw-syscall.h"
 #include "runaway.h"
 
-typedef int getrlimit_fn(__rlimit_resource_t, struct rlimit *);
-typedef int setrlimit_fn(__rlimit_resource_t, const struct rlimit *);
-typedef int getrlimit64_fn(__rlimit_resource_t, struct rlimit64 *);
-typedef int setrlimit64_fn(__rlimit_resource_t, const struct rlimit64 *);
-typedef int prlimit_fn(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *);
-typedef int prlimit64_fn(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *);
-
 /* struct rlimit's rlim_t may be narrower than 64 bits (i386): glibc's own conversion */
 static uint64_t from_rlim(rlim_t v)
 {
@@ -36,51 +29,6 @@ static rlim_t to_rlim(uint64_t v)
 {
 	return v >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v;
 }
-
-/* Without a next definition (never seen with glibc): prlimit64, the system call all of them make
- * (the 32-bit struct rlimit converted). */
-static int sys_prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set,
-			 struct rlimit64 *old)
-{
-	return (int)rtshim_raw_syscall(SYS_prlimit64, pid, resource, set, old);
-}
-static int sys_prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set, struct rlimit *old)
-{
-	struct rlimit64 s, o;
-	if (set) {
-		s.rlim_cur = from_rlim(set->rlim_cur);
-		s.rlim_max = from_rlim(set->rlim_max);
-	}
-	int r = sys_prlimit64(pid, resource, set ? &s : NULL, old ? &o : NULL);
-	if (r == 0 && old) {
-		old->rlim_cur = to_rlim(o.rlim_cur);
-		old->rlim_max = to_rlim(o.rlim_max);
-	}
-	return r;
-}
-static int sys_getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
-{
-	return sys_prlimit(0, resource, NULL, rl);
-}
-static int sys_setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
-{
-	return sys_prlimit(0, resource, rl, NULL);
-}
-static int sys_getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
-{
-	return sys_prlimit64(0, resource, NULL, rl);
-}
-static int sys_setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
-{
-	return sys_prlimit64(0, resource, rl, NULL);
-}
-
-RTSHIM_DEFINE_NEXT_OR(getrlimit_fn, getrlimit, sys_getrlimit)
-RTSHIM_DEFINE_NEXT_OR(setrlimit_fn, setrlimit, sys_setrlimit)
-RTSHIM_DEFINE_NEXT_OR(getrlimit64_fn, getrlimit64, sys_getrlimit64)
-RTSHIM_DEFINE_NEXT_OR(setrlimit64_fn, setrlimit64, sys_setrlimit64)
-RTSHIM_DEFINE_NEXT_OR(prlimit_fn, prlimit, sys_prlimit)
-RTSHIM_DEFINE_NEXT_OR(prlimit64_fn, prlimit64, sys_prlimit64)
 
 void rtshim_resolve_rlimit(void)
 {

@@ -22,6 +22,13 @@ RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
 	return rtshim_hook_return(&h, rtshim_request(&r));
 }
 
+/* The way in for syscall(SYS_sched_setscheduler/SYS_sched_setparam) (hooks-syscall.c): these
+ * interposers themselves, bound here, not whatever comes first under their exported names. */
+extern __typeof(sched_setscheduler) rtshim_sched_setscheduler
+	__attribute__((alias("sched_setscheduler"), copy(sched_setscheduler), visibility("hidden")));
+extern __typeof(sched_setparam) rtshim_sched_setparam
+	__attribute__((alias("sched_setparam"), copy(sched_setparam), visibility("hidden")));
+
 RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 {
 	struct rtshim_hook h;
@@ -56,3 +63,9 @@ RTSHIM_EXPORT int sched_getparam(pid_t pid, struct sched_param *param)
 	rtshim_hook_leave(&h, 0);
 	return 0;
 }
+
+/* The way in for syscall(SYS_sched_getscheduler/SYS_sched_getparam) (hooks-syscall.c), as above. */
+extern __typeof(sched_getscheduler) rtshim_sched_getscheduler
+	__attribute__((alias("sched_getscheduler"), copy(sched_getscheduler), visibility("hidden")));
+extern __typeof(sched_getparam) rtshim_sched_getparam
+	__attribute__((alias("sched_getparam"), copy(sched_getparam), visibility("hidden")));

@@ -22,20 +22,9 @@
 #include "raw-syscall.h"
 #include "runaway.h"
 
-typedef __sighandler_t sighandler_fn(int, __sighandler_t);
-typedef int sigignore_fn(int);
-
 /* not declared by <signal.h> */
 int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 __sighandler_t bsd_signal(int sig, __sighandler_t handler);
-
-RTSHIM_DEFINE_NEXT(sighandler_fn, signal)
-RTSHIM_DEFINE_NEXT(sighandler_fn, bsd_signal)
-RTSHIM_DEFINE_NEXT(sighandler_fn, ssignal)
-RTSHIM_DEFINE_NEXT(sighandler_fn, sysv_signal)
-RTSHIM_DEFINE_NEXT(sighandler_fn, __sysv_signal)
-RTSHIM_DEFINE_NEXT(sighandler_fn, sigset)
-RTSHIM_DEFINE_NEXT(sigignore_fn, sigignore)
 
 /* The guard owns SIGXCPU's disposition: set it as glibc's wrapper would, through the guard. */
 static bool guarded(int sig)

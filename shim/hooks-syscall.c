@@ -24,8 +24,11 @@ struct sched_attr_head {
 #define SCHED_FLAG_RESET_ON_FORK 0x01 /* linux/sched.h, which clashes with sched.h */
 #endif
 
-/* The next syscall() (libc's), read by the entry; NULL until resolved. */
-syscall_fn *rtshim_syscall_next;
+/* The sched_* interposers themselves (hooks-sched.c). */
+int rtshim_sched_setscheduler(pid_t pid, int policy, const struct sched_param *param) RTSHIM_HIDDEN;
+int rtshim_sched_setparam(pid_t pid, const struct sched_param *param) RTSHIM_HIDDEN;
+int rtshim_sched_getscheduler(pid_t pid) RTSHIM_HIDDEN;
+int rtshim_sched_getparam(pid_t pid, struct sched_param *param) RTSHIM_HIDDEN;
 
 /* The largest struct sched_attr written back below (the kernel's is 56 bytes today; it checks
  * that bytes it does not know are zero). */
@@ -84,7 +87,7 @@ static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 	if (!rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
 		return r;
 	struct sched_param p = { .sched_priority = (int)a->priority };
-	return sched_setscheduler((pid_t)pid, policy, &p);
+	return rtshim_sched_setscheduler((pid_t)pid, policy, &p);
 }
 
 /* sched_getattr: what the readers report (rule 6), SCHED_FLAG_RESET_ON_FORK included. */
@@ -116,21 +119,14 @@ static long get_attr(long pid, struct sched_attr_head *a, long size, long flags)
 long rtshim_syscall_sched(long number, long pid, long a2, long a3, long a4)
 {
 	if (number == SYS_sched_getscheduler)
-		return sched_getscheduler((pid_t)pid);
+		return rtshim_sched_getscheduler((pid_t)pid);
 	if (number == SYS_sched_getparam)
-		return sched_getparam((pid_t)pid, (struct sched_param *)(uintptr_t)a2);
+		return rtshim_sched_getparam((pid_t)pid, (struct sched_param *)(uintptr_t)a2);
 	if (number == SYS_sched_getattr)
 		return get_attr(pid, (struct sched_attr_head *)(uintptr_t)a2, a3, a4);
 	if (number == SYS_sched_setattr)
 		return set_attr(pid, (const struct sched_attr_head *)(uintptr_t)a2, a3);
 	if (number == SYS_sched_setparam)
-		return sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
-	return sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);
-}
-
-void rtshim_resolve_syscall(void)
-{
-	if (!__atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&rtshim_syscall_next, (syscall_fn *)rtshim_next_symbol("syscall", NULL),
-				 __ATOMIC_RELEASE);
+		return rtshim_sched_setparam((pid_t)pid, (const struct sched_param *)(uintptr_t)a2);
+	return rtshim_sched_setscheduler((pid_t)pid, (int)a2, (const struct sched_param *)(uintptr_t)a3);
 }

@@ -28,9 +28,7 @@
 void rtshim_resolve_nice(void);
 /* hooks-syscall.c: the exported syscall() (hooks-syscall-entry.S) hands sched_setscheduler,
  * sched_setparam, sched_setattr and their readers to rtshim_syscall_sched and everything else
- * to rtshim_syscall_next; resolve that now (until then the entry makes the system call itself). */
-typedef long syscall_fn(long, ...);
-extern syscall_fn *rtshim_syscall_next;
+ * to rtshim_syscall_next (real.h). */
 long rtshim_syscall_sched(long number, long pid, long a2, long a3, long a4);
 /* syscall(SYS_rt_sigaction, sig, act, oact, sigsetsize) (hooks-signal.c) */
 long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long size);
@@ -38,7 +36,6 @@ long rtshim_syscall_sigaction(long number, long sig, long act, long oact, long s
 long rtshim_syscall_sigmask(long number, long how, long set, long old, long size);
 /* syscall(SYS_prlimit64, pid, resource, new, old) (hooks-rlimit.c) */
 long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long get);
-void rtshim_resolve_syscall(void);
 /* hooks-signal.c, hooks-rlimit.c, hooks-exec.c: the guard's interposers' next definitions,
  * resolved from the constructor (the request path reads limits and arms the guard on threads a
  * loader-lock holder may wait for, and dlsym takes that lock). */

@@ -13,7 +13,7 @@
 #include "own-stack.h"
 #include "runaway.h"
 #include "trace.h"
-#include "raw-syscall.h"
+#include "raw-rlimit.h"
 
 /* Every real function, resolved now: a request must never need the dynamic loader's lock
  * (dlsym takes it), which a library constructor run by dlopen holds while it waits for the
@@ -46,7 +46,7 @@ void rtshim_prepare_for_new_thread(int prio)
 	resolve_all();
 	/* the client only where the direct call is bound to fail: root's programs never load it;
 	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
-	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
+	if (geteuid() != 0 && (rtshim_raw_prlimit(0, RLIMIT_RTPRIO, NULL, &rl) || rl.rlim_cur < (rlim_t)prio))
 		rtshim_own_stack_run(load_client_here, NULL);
 }
 
@@ -55,13 +55,13 @@ void rtshim_prepare_for_new_thread(int prio)
  * (RTSHIM_RUNAWAY=demote); one system call when the thread is not realtime. */
 static void adopt_realtime_start(void)
 {
-	int pol = (int)rtshim_raw_syscall(SYS_sched_getscheduler, 0);
+	int pol = (int)rtshim_raw_syscall(SYS_sched_getscheduler, 0L);
 	if (pol < 0)
 		return;
 	if (!rtshim_is_rt(pol))
 		return; /* every program that does not start realtime: nothing more */
 	struct rlimit rl;
-	if (getrlimit(RLIMIT_RTTIME, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
+	if (rtshim_raw_prlimit(0, RLIMIT_RTTIME, NULL, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
 		return; /* no hard limit: the kernel kills nothing */
 	if (rtshim_cfg_at_start()->runaway != RTSHIM_RUNAWAY_DEMOTE)
 		return;
@@ -73,7 +73,7 @@ static void adopt_realtime_start(void)
 		rtshim_runaway_take_signal(); /* the main thread: the only one, no guard thread */
 		if (gs < rl.rlim_cur) {
 			rl.rlim_cur = gs;
-			setrlimit(RLIMIT_RTTIME, &rl);
+			rtshim_raw_prlimit(0, RLIMIT_RTTIME, &rl, NULL);
 		}
 	}
 	rtshim_hook_leave(&h, 0);

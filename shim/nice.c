@@ -55,8 +55,17 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	case RTSHIM_NICE_ASK:
 		break;
 	}
+	/* one request to rtkit at a time: a refusal heard meanwhile is not asked again */
+	e = rtshim_budget_begin(RTSHIM_BUDGET_NICE, rtshim_cfg()->timeout_ms);
+	if (e < 0) {
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → not sent: %s", (int)tid, want,
+			   why, e == -ETIMEDOUT ? "another request to rtkit is still at work"
+						: "rtkit refused a moment ago");
+		return e;
+	}
 	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
+	rtshim_budget_end();
 	if (e < 0) {
 		/* the level is within MinNiceLevel: an EPERM is rtkit's policy (polkit) saying no */
 		const char *text = e == -EPERM ? "rtkit refused: polkit does not allow a nice level for this session"

@@ -15,6 +15,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "runaway.h" /* the next pthread_sigmask */
+
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define OWN_STACK_SWITCH 0
 #else
@@ -59,9 +61,10 @@ static int run_here(int (*fn)(void *), void *arg)
 	sigset_t block, old;
 	sigfillset(&block);
 	sync_signals_unblocked(&block);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	/* the next pthread_sigmask: the guard's own would keep SIGXCPU out of the set */
+	rtshim_runaway_real_sigmask()(SIG_BLOCK, &block, &old);
 	int result = fn(arg);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	rtshim_runaway_real_sigmask()(SIG_SETMASK, &old, NULL);
 	return result;
 }
 

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "raw-rlimit.h"
 #include "raw-syscall.h"
 #include "real.h"
 
@@ -54,11 +55,11 @@ static int fb_sched_setparam(pid_t pid, const struct sched_param *p)
 }
 static int fb_sched_getscheduler(pid_t pid)
 {
-	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, pid);
+	return (int)rtshim_raw_syscall(SYS_sched_getscheduler, (long)pid);
 }
 static int fb_sched_getparam(pid_t pid, struct sched_param *p)
 {
-	return (int)rtshim_raw_syscall(SYS_sched_getparam, pid, p);
+	return (int)rtshim_raw_syscall(SYS_sched_getparam, (long)pid, (long)p);
 }
 static int fb_pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
 {
@@ -125,4 +126,109 @@ void rtshim_resolve_real(void)
 	rtshim_next_resolve_now(&rtshim_real_pthread_getschedparam_slot);
 	rtshim_next_resolve_now(&rtshim_real_pthread_getattr_np_slot);
 	rtshim_next_resolve_now(&rtshim_real_pthread_create_slot);
+}
+
+/* ---- the next definitions of what one file interposes (real.h: RTSHIM_DECLARE_NEXT) ---------- */
+
+/* Without a next definition (never seen with glibc): the system call where there is one, else
+ * ENOSYS. */
+static int no_execve(const char *path, char *const argv[], char *const envp[])
+{
+	(void)path, (void)argv, (void)envp;
+	errno = ENOSYS;
+	return -1;
+}
+static int no_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	(void)fd, (void)argv, (void)envp;
+	errno = ENOSYS;
+	return -1;
+}
+static int no_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		       int flags)
+{
+	(void)dirfd, (void)path, (void)argv, (void)envp, (void)flags;
+	errno = ENOSYS;
+	return -1;
+}
+static int sys_setpriority(__priority_which_t which, id_t who, int prio)
+{
+	return (int)rtshim_raw_syscall(SYS_setpriority, (long)which, (long)who, (long)prio);
+}
+static int no_nice(int inc)
+{
+	(void)inc;
+	errno = ENOSYS;
+	return -1;
+}
+/* prlimit64, the system call all of them make (a narrower struct rlimit converted) */
+static int sys_prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *set,
+			 struct rlimit64 *old)
+{
+	return (int)rtshim_raw_syscall(SYS_prlimit64, (long)pid, (long)resource, set, old);
+}
+static int sys_prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *set,
+		       struct rlimit *old)
+{
+	return rtshim_raw_prlimit(pid, (int)resource, set, old);
+}
+static int sys_getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
+{
+	return sys_prlimit(0, resource, NULL, rl);
+}
+static int sys_setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
+{
+	return sys_prlimit(0, resource, rl, NULL);
+}
+static int sys_getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
+{
+	return sys_prlimit64(0, resource, NULL, rl);
+}
+static int sys_setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
+{
+	return sys_prlimit64(0, resource, rl, NULL);
+}
+static int no_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	(void)sig, (void)act, (void)old;
+	errno = ENOSYS;
+	return -1;
+}
+static int sys_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	/* the system call itself: the shim's own syscall() would take it for the program's */
+	return (int)rtshim_raw_syscall(SYS_rt_sigprocmask, (long)how, set, old, (long)(_NSIG / 8)) < 0 ? errno : 0;
+}
+
+#define DEFINE_NEXT(name, fallback) \
+	struct rtshim_next rtshim_next_##name##_slot = RTSHIM_NEXT_SLOT(name, NULL, fallback);
+DEFINE_NEXT(execve, no_execve)
+DEFINE_NEXT(execvpe, no_execve)
+DEFINE_NEXT(fexecve, no_fexecve)
+DEFINE_NEXT(execveat, no_execveat)
+DEFINE_NEXT(setpriority, sys_setpriority)
+DEFINE_NEXT(nice, no_nice)
+DEFINE_NEXT(getrlimit, sys_getrlimit)
+DEFINE_NEXT(setrlimit, sys_setrlimit)
+DEFINE_NEXT(getrlimit64, sys_getrlimit64)
+DEFINE_NEXT(setrlimit64, sys_setrlimit64)
+DEFINE_NEXT(prlimit, sys_prlimit)
+DEFINE_NEXT(prlimit64, sys_prlimit64)
+DEFINE_NEXT(signal, NULL)
+DEFINE_NEXT(bsd_signal, NULL)
+DEFINE_NEXT(ssignal, NULL)
+DEFINE_NEXT(sysv_signal, NULL)
+DEFINE_NEXT(__sysv_signal, NULL)
+DEFINE_NEXT(sigset, NULL)
+DEFINE_NEXT(sigignore, NULL)
+DEFINE_NEXT(sigaction, no_sigaction)
+DEFINE_NEXT(pthread_sigmask, sys_sigmask)
+
+syscall_fn *rtshim_syscall_next;
+
+void rtshim_resolve_syscall(void)
+{
+	if (!__atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&rtshim_syscall_next, (syscall_fn *)rtshim_next_symbol("syscall", NULL),
+				 __ATOMIC_RELEASE);
 }

@@ -8,7 +8,9 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "enter.h" /* RTSHIM_UNINSTRUMENTED */
@@ -82,5 +84,59 @@ RTSHIM_DECLARE_REAL(pthread_create)
 
 /* Resolve the shared ones now. */
 void rtshim_resolve_real(void);
+
+/* The next definitions of what one file interposes (hooks-exec.c, hooks-nice.c,
+ * hooks-rlimit.c, hooks-signal.c, runaway.c): their slots live in real.c, with what to use when
+ * there is none (the system call, or ENOSYS); next_NAME() resolves on first use. */
+typedef int execve_fn(const char *, char *const[], char *const[]);
+typedef int execvpe_fn(const char *, char *const[], char *const[]);
+typedef int fexecve_fn(int, char *const[], char *const[]);
+typedef int execveat_fn(int, const char *, char *const[], char *const[], int);
+typedef int setpriority_fn(__priority_which_t, id_t, int);
+typedef int nice_fn(int);
+typedef int getrlimit_fn(__rlimit_resource_t, struct rlimit *);
+typedef int setrlimit_fn(__rlimit_resource_t, const struct rlimit *);
+typedef int getrlimit64_fn(__rlimit_resource_t, struct rlimit64 *);
+typedef int setrlimit64_fn(__rlimit_resource_t, const struct rlimit64 *);
+typedef int prlimit_fn(pid_t, __rlimit_resource_t, const struct rlimit *, struct rlimit *);
+typedef int prlimit64_fn(pid_t, __rlimit_resource_t, const struct rlimit64 *, struct rlimit64 *);
+typedef __sighandler_t sighandler_fn(int, __sighandler_t);
+typedef int sigignore_fn(int);
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+
+#define RTSHIM_DECLARE_NEXT(type, name)                                              \
+	extern struct rtshim_next rtshim_next_##name##_slot RTSHIM_HIDDEN;           \
+	RTSHIM_UNINSTRUMENTED static inline type *next_##name(void)                   \
+	{                                                                             \
+		return (type *)rtshim_next_get(&rtshim_next_##name##_slot);          \
+	}
+RTSHIM_DECLARE_NEXT(execve_fn, execve)
+RTSHIM_DECLARE_NEXT(execvpe_fn, execvpe)
+RTSHIM_DECLARE_NEXT(fexecve_fn, fexecve)
+RTSHIM_DECLARE_NEXT(execveat_fn, execveat)
+RTSHIM_DECLARE_NEXT(setpriority_fn, setpriority)
+RTSHIM_DECLARE_NEXT(nice_fn, nice)
+RTSHIM_DECLARE_NEXT(getrlimit_fn, getrlimit)
+RTSHIM_DECLARE_NEXT(setrlimit_fn, setrlimit)
+RTSHIM_DECLARE_NEXT(getrlimit64_fn, getrlimit64)
+RTSHIM_DECLARE_NEXT(setrlimit64_fn, setrlimit64)
+RTSHIM_DECLARE_NEXT(prlimit_fn, prlimit)
+RTSHIM_DECLARE_NEXT(prlimit64_fn, prlimit64)
+RTSHIM_DECLARE_NEXT(sighandler_fn, signal)
+RTSHIM_DECLARE_NEXT(sighandler_fn, bsd_signal)
+RTSHIM_DECLARE_NEXT(sighandler_fn, ssignal)
+RTSHIM_DECLARE_NEXT(sighandler_fn, sysv_signal)
+RTSHIM_DECLARE_NEXT(sighandler_fn, __sysv_signal)
+RTSHIM_DECLARE_NEXT(sighandler_fn, sigset)
+RTSHIM_DECLARE_NEXT(sigignore_fn, sigignore)
+RTSHIM_DECLARE_NEXT(sigaction_fn, sigaction)
+RTSHIM_DECLARE_NEXT(sigmask_fn, pthread_sigmask)
+
+/* The next syscall() (libc's), read by the exported entry (hooks-syscall-entry.S); NULL until
+ * resolved (the entry then makes the system call itself).  Resolve it now. */
+typedef long syscall_fn(long, ...);
+extern syscall_fn *rtshim_syscall_next;
+void rtshim_resolve_syscall(void);
 
 #endif

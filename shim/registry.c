@@ -118,8 +118,8 @@ static bool carries_flag_here(pid_t tid)
 {
 	int saved = errno;
 	long k = -1;
-	if (syscall(SYS_tgkill, getpid(), tid, 0) == 0)
-		k = rtshim_raw_syscall(SYS_sched_getscheduler, tid);
+	if (rtshim_raw_syscall(SYS_tgkill, (long)getpid(), (long)tid, 0L) == 0)
+		k = rtshim_raw_syscall(SYS_sched_getscheduler, (long)tid);
 	errno = saved;
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
@@ -289,7 +289,7 @@ void rtshim_registry_pending_end(struct rtshim_thread *self)
 	 * word finds nobody, which is harmless */
 	if (was == 2) {
 		int saved = errno;
-		syscall(SYS_futex, &self->pending, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+		rtshim_raw_syscall(SYS_futex, &self->pending, (long)FUTEX_WAKE_PRIVATE, (long)INT_MAX, NULL, NULL, 0L);
 		errno = saved;
 	}
 }

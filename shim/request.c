@@ -36,6 +36,7 @@
 #include "target.h"
 #include "thread.h"
 #include "trace.h"
+#include "raw-rlimit.h"
 
 /* The priority asked, once the real call has read the parameter (a NULL or unmapped param is
  * the kernel's EINVAL or EFAULT to give, not a crash of ours). */
@@ -130,7 +131,7 @@ static void in_flight(struct rtshim_thread *self, bool begin)
 static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
 {
 	struct rlimit rl;
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
+	if (rtshim_raw_prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
 		return -errno;
 	*soft = rl.rlim_cur;
 	*hard = rl.rlim_max;
@@ -140,7 +141,7 @@ static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
 static int set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
 {
 	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
-	return prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
+	return rtshim_raw_prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
 }
 
 static int lower(pid_t tid, int policy, int prio)
@@ -163,7 +164,10 @@ static const struct rtshim_request_ops production = {
 	.lower = lower,
 	.nice_instead = rtshim_nice_instead,
 	.budget_facts = rtshim_budget_facts,
+	.budget_begin = rtshim_budget_begin,
 	.budget_record = rtshim_budget_record,
+	.budget_end = rtshim_budget_end,
+	.budget_rt_thread_gone = rtshim_budget_rt_thread_gone,
 	.budget_raise_granted = rtshim_budget_raise_granted,
 };
 
@@ -184,9 +188,11 @@ static void gather_target(const struct rtshim_request_ops *ops, const struct rts
 	f->shim_flag = ops->thread_flags(r, t) & RTSHIM_TF_FLAG_ADDED;
 	/* the guard's SIGXCPU handler lives in this process */
 	f->guard_possible = t->pid == 0;
+	/* the memo of refusals: a refusal heard a moment ago needs no client (budget.h) */
+	ops->budget_facts(f);
 }
 
-/* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
+/* rtkit's limits (loading the client on first need) and RLIMIT_RTTIME. */
 static const struct rtshim_client_v1 *read_limits(const struct rtshim_request_ops *ops,
 						  const struct rtshim_request_target *t,
 						  struct rtshim_facts *f)
@@ -195,7 +201,6 @@ static const struct rtshim_client_v1 *read_limits(const struct rtshim_request_op
 	f->limits.done = true;
 	f->limits.err = client ? client->get_limits(&f->lim) : -ELIBACC;
 	f->rttime_err = ops->get_rttime(t->pid, &f->rttime_soft, &f->rttime_hard);
-	ops->budget_facts(f);
 	return client;
 }
 
@@ -206,7 +211,7 @@ static bool granted_late(const struct rtshim_request_ops *ops, pid_t tid, int pr
 	return ops->read_sched(tid, &policy, &now) == 0 && rtshim_is_rt(policy) && now == prio;
 }
 
-/* RLIMIT_RTTIME and the guard as decided, then rtkit. */
+/* RLIMIT_RTTIME and the guard as decided, then rtkit (the gate is this thread's: budget.h). */
 static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_client_v1 *client,
 		      const struct rtshim_request_target *t, const struct rtshim_decision *d,
 		      struct rtshim_facts *f)
@@ -228,6 +233,22 @@ static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_
 	ops->budget_record(d->budget_kind, f->rtkit.err);
 	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
 		ops->budget_raise_granted(t->tid, d->prio);
+}
+
+/* The gate (budget.h) before the client's first work: true when it is this thread's.  A
+ * refusal heard while waiting there, or another request's work that outlasted the timeout, is
+ * a fact to decide again with. */
+static bool pass_gate(const struct rtshim_request_ops *ops, const struct rtshim_decision *d,
+		      struct rtshim_facts *f)
+{
+	int g = ops->budget_begin(d->budget_kind, f->cfg->timeout_ms);
+	if (g == -ETIMEDOUT) {
+		f->limits.done = true;
+		f->limits.err = g;
+	} else if (g < 0) {
+		ops->budget_facts(f);
+	}
+	return g == 0;
 }
 
 /* The RTSHIM_TF_* flags to set and clear after a success: who put SCHED_RESET_ON_FORK there,
@@ -315,7 +336,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 {
 	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
-	char why[160];
+	char why[200];
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
@@ -351,6 +372,10 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		return;
 	}
 	case RTSHIM_WHY_HELD:
+		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → not sent: %s%s", tid, asked,
+			   prio, rtshim_why_format(why, sizeof why, d, NULL),
+			   nice_got ? "; nice level from rtkit instead" : "");
+		return;
 	case RTSHIM_WHY_FLAPPING:
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: %s/%d requested → not sent to rtkit (%s), next try in %lld ms",
 			   tid, asked, prio, rtshim_why_text(d->why), (long long)d->wait_ms);
@@ -438,7 +463,7 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 	struct rtshim_facts f;
 	const struct rtshim_client_v1 *client = NULL;
 	int cancel_state = -1;
-	bool nice_got = false;
+	bool nice_got = false, gate_tried = false, gate = false;
 
 	rtshim_facts_init(&f, cfg, rtshim_req_has_policy(r), r->policy, 0);
 	f.inherited = r->inherited;
@@ -460,6 +485,11 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 			f.keeping_flag.err = ops->real_call(r, d.policy);
 			continue;
 		case RTSHIM_READ_LIMITS:
+			if (!gate_tried) {
+				gate_tried = true;
+				if (!(gate = pass_gate(ops, &d, &f)))
+					continue;
+			}
 			client = read_limits(ops, &t, &f);
 			continue;
 		case RTSHIM_LOWER:
@@ -470,15 +500,24 @@ int rtshim_request_refused(const struct rtshim_request_ops *ops, const struct rt
 			ask_rtkit(ops, client, &t, &d, &f);
 			continue;
 		case RTSHIM_ASK_NICE:
+			if (gate) /* the nice level passes the gate on its own (nice.c) */
+				ops->budget_end();
+			gate = false;
 			nice_got = ops->nice_instead(client, &f.lim, t.pid, t.tid) == RTSHIM_NICE_GOT;
 			break;
 		case RTSHIM_DONE:
 			if (d.program_errno == 0)
 				record(ops, r, &t, &d);
+			/* a drop of a thread rtkit made realtime: one of its slots may be free */
+			if (d.why == RTSHIM_WHY_KEPT_FLAG && rtshim_is_rt(f.cur_policy) &&
+			    !rtshim_is_rt(r->policy))
+				ops->budget_rt_thread_gone();
 			break;
 		}
 		break;
 	}
+	if (gate)
+		ops->budget_end();
 	report(ops, r, &f, &d, client, nice_got);
 	if (d.why == RTSHIM_WHY_GRANTED)
 		*granted = t.tid;
@@ -533,8 +572,31 @@ static void tell_guard(pid_t granted)
 		rtshim_runaway_granted(granted);
 }
 
+/* Rule 8's first half before the slow path: the calling thread asks for realtime, is not
+ * realtime and carries no SCHED_RESET_ON_FORK, and the memo holds rtkit's refusal of its kind
+ * (budget.h): the decision core, given those facts, says EPERM without asking anyone
+ * (rtshim_refusal_holds).  Here that costs two atomic loads and one system call on the
+ * program's stack, where the slow path maps a stack of its own.  At the info log level the
+ * slow path runs, to say it. */
+static bool held_at_once(const struct rtshim_req *r, int direct)
+{
+	int64_t own = 0, nice = 0;
+	if (direct != -EPERM || !rtshim_budget_check(RTSHIM_BUDGET_OWN, &own))
+		return false;
+	rtshim_budget_check(RTSHIM_BUDGET_NICE, &nice);
+	if (!rtshim_refusal_holds(rtshim_cfg(), own, nice) || !rtshim_req_has_policy(r) ||
+	    !rtshim_is_rt(r->policy) || rtshim_log_enabled(RTSHIM_LOG_INFO))
+		return false;
+	if (rtshim_req_about_pthread(r) ? !pthread_equal(r->thread, pthread_self()) : r->pid != 0)
+		return false;
+	int cur = rtshim_real_sched_getscheduler()(0);
+	return cur >= 0 && !rtshim_is_rt(cur) && !(cur & SCHED_RESET_ON_FORK);
+}
+
 int rtshim_request_after_refusal(const struct rtshim_req *r, int direct)
 {
+	if (held_at_once(r, direct))
+		return EPERM;
 	pid_t granted = 0;
 	struct refusal s = { .r = r, .tr = &untraced, .direct = direct, .granted = &granted };
 	int err = rtshim_own_stack_run(refused, &s);

@@ -81,9 +81,12 @@ struct rtshim_request_ops {
 	int (*lower)(pid_t tid, int policy, int prio);
 	enum rtshim_nice_outcome (*nice_instead)(const struct rtshim_client_v1 *client,
 						 const struct rtkit_limits *lim, pid_t pid, pid_t tid);
-	/* rtkit's budgets (shim/budget.h) */
+	/* rtkit's budgets, the memo of refusals and the gate (shim/budget.h) */
 	void (*budget_facts)(struct rtshim_facts *f);
+	int (*budget_begin)(int kind, int timeout_ms);
 	void (*budget_record)(int kind, int err);
+	void (*budget_end)(void);
+	void (*budget_rt_thread_gone)(void);
 	void (*budget_raise_granted)(pid_t tid, int prio);
 };
 

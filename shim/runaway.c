@@ -97,27 +97,10 @@ static void prog_set(const struct sigaction *sa)
 	__atomic_store_n(&prog_gen, g + 1, __ATOMIC_RELEASE);
 }
 
-static int no_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
-{
-	(void)sig, (void)act, (void)old;
-	errno = ENOSYS;
-	return -1;
-}
-
-RTSHIM_DEFINE_NEXT_OR(sigaction_fn, sigaction, no_sigaction)
-
 sigaction_fn *rtshim_runaway_real_sigaction(void)
 {
 	return next_sigaction();
 }
-
-static int no_sigmask(int how, const sigset_t *set, sigset_t *old)
-{
-	/* the system call itself: the shim's own syscall() would take it for the program's */
-	return (int)rtshim_raw_syscall(SYS_rt_sigprocmask, how, set, old, _NSIG / 8) < 0 ? errno : 0;
-}
-
-RTSHIM_DEFINE_NEXT_OR(sigmask_fn, pthread_sigmask, no_sigmask)
 
 sigmask_fn *rtshim_runaway_real_sigmask(void)
 {
@@ -172,7 +155,7 @@ static ssize_t read_task_file(pid_t tid, const char *what, char *buf, size_t siz
 {
 	char path[64];
 	rtshim_format(path, sizeof path, "/proc/self/task/%d/%s", (int)tid, what);
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	int fd = (int)rtshim_raw_syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read(fd, buf, size - 1);
@@ -209,11 +192,11 @@ static int demote_running_rt(pid_t self, pid_t *first)
 {
 	char buf[2048];
 	int n = 0;
-	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = (int)rtshim_raw_syscall(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	for (;;) {
-		long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		long got = rtshim_raw_syscall(SYS_getdents64, fd, buf, sizeof buf);
 		if (got <= 0)
 			break;
 		for (long off = 0; off < got;) {
@@ -289,14 +272,14 @@ static void pend_for_program(const siginfo_t *si, void *uc)
 	sigaddset(&u->uc_sigmask, SIGXCPU);
 	mask_view = MASK_REAL;
 	siginfo_t again = *si;
-	if (syscall(SYS_rt_sigqueueinfo, getpid(), SIGXCPU, &again) < 0)
-		syscall(SYS_kill, getpid(), SIGXCPU);
+	if (rtshim_raw_syscall(SYS_rt_sigqueueinfo, getpid(), SIGXCPU, &again) < 0)
+		rtshim_raw_syscall(SYS_kill, getpid(), SIGXCPU);
 }
 
 static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	pid_t self = (pid_t)syscall(SYS_gettid), who = 0;
+	pid_t self = (pid_t)rtshim_raw_syscall(SYS_gettid), who = 0;
 	int demoted = 0, rttime = 0;
 	rlim_t want = __atomic_load_n(&guard_soft, __ATOMIC_RELAXED);
 
@@ -339,7 +322,7 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 			memset(&dfl, 0, sizeof dfl);
 			dfl.sa_handler = SIG_DFL;
 			rtshim_runaway_real_sigaction()(SIGXCPU, &dfl, NULL);
-			syscall(SYS_tgkill, getpid(), self, SIGXCPU);
+			rtshim_raw_syscall(SYS_tgkill, getpid(), self, SIGXCPU);
 		}
 	} else if (prog.sa_handler != SIG_IGN && prog.sa_handler) {
 		prog.sa_handler(sig);
@@ -358,7 +341,7 @@ static void give_back(void)
 	prog_get(&prog);
 	if (!(prog.sa_flags & SA_SIGINFO) && prog.sa_handler == SIG_IGN)
 		return; /* ignored, as the kernel would */
-	if (syscall(SYS_kill, getpid(), SIGXCPU) < 0)
+	if (rtshim_raw_syscall(SYS_kill, getpid(), SIGXCPU) < 0)
 		return;
 	for (int i = 0;; i++) {
 		sigset_t pend;
@@ -372,7 +355,7 @@ static void give_back(void)
 static void *guard_main(void *arg)
 {
 	(void)arg;
-	pid_t self = (pid_t)syscall(SYS_gettid);
+	pid_t self = (pid_t)rtshim_raw_syscall(SYS_gettid);
 	int pol = sys_policy(0);
 	if (pol >= 0 && rtshim_is_rt(pol))
 		demote(0, pol); /* created by a realtime thread: the guard itself never is */
@@ -523,7 +506,7 @@ void rtshim_runaway_granted(pid_t tid)
 {
 	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
 		return;
-	if (tid == (pid_t)syscall(SYS_gettid)) {
+	if (tid == (pid_t)rtshim_raw_syscall(SYS_gettid)) {
 		rtshim_runaway_take_signal();
 		return;
 	}

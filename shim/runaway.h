@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "real.h"   /* sigaction_fn, sigmask_fn */
 #include "rttime.h" /* rtshim_runaway_soft */
 
 /* Install the SIGXCPU handler if it is not in place: whatever the program had (its own
@@ -33,7 +34,6 @@ void rtshim_runaway_take_signal(void);
  * armed, SIGXCPU is never blocked for real: the program's wish for it is kept per thread and
  * reported in *old, as without the shim.  Before, the real call.  Async-signal-safe. */
 int rtshim_runaway_sigmask(int how, const sigset_t *set, sigset_t *old);
-typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
 sigmask_fn *rtshim_runaway_real_sigmask(void);
 
 /* pthread_create from a thread whose program blocks SIGXCPU: the new thread must inherit it
@@ -80,7 +80,6 @@ bool rtshim_runaway_armed(void);
 int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *oldact);
 
 /* The next sigaction after the shim's (libc's), resolved once. */
-typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 sigaction_fn *rtshim_runaway_real_sigaction(void);
 
 /* fork: arm_lock is taken around fork, so a child never inherits it held by a thread that does

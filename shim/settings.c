@@ -31,7 +31,7 @@ static bool said_before_exec(void)
 
 	if (!__atomic_load_n(&in_constructor, __ATOMIC_RELAXED))
 		return false;
-	pol = rtshim_raw_syscall(SYS_sched_getscheduler, 0);
+	pol = rtshim_raw_syscall(SYS_sched_getscheduler, 0L);
 	return pol >= 0 && (pol & SCHED_RESET_ON_FORK) && rtshim_is_rt((int)pol);
 }
 

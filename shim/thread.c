@@ -41,6 +41,9 @@ static void thread_ends(void *p)
 {
 	/* cancelled or exited in the middle of a request: its readers stop waiting now */
 	rtshim_registry_pending_end(p);
+	/* a realtime slot of rtkit's may be free now */
+	if (__atomic_load_n(&((struct rtshim_thread *)p)->flags, __ATOMIC_RELAXED) & RTSHIM_TF_GRANTED)
+		rtshim_budget_rt_thread_gone();
 	rtshim_registry_remove(p);
 }
 
@@ -131,7 +134,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
-	rtshim_budget_reset();
+	rtshim_budget_atfork_child();
 	rtshim_registry_atfork_child(&rtshim_self_rec, gettid());
 	rtshim_runaway_atfork_release();
 }
@@ -163,7 +166,7 @@ RTSHIM_UNINSTRUMENTED bool rtshim_self_maybe_changed_uninstrumented(void)
 		return false;
 	/* maybe in a side record another thread made: only if this thread carries the flag every
 	 * record describes (a thread that has just started never does) */
-	long k = rtshim_raw_syscall(SYS_sched_getscheduler, 0);
+	long k = rtshim_raw_syscall(SYS_sched_getscheduler, 0L);
 	return k >= 0 && (k & SCHED_RESET_ON_FORK);
 }
 

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "budget.h"
 #include "config.h"
 #include "decide.h"
 #include "request.h"
@@ -59,6 +60,8 @@ static struct world {
 	int held_err[RTSHIM_BUDGET_KINDS];
 	int64_t raise_hold_ms;
 	int raise_prio;
+	int gate_err; /* the gate: another thread's answer (a refusal), or -ETIMEDOUT */
+	int gate_held; /* passed and not opened again */
 	/* what happened */
 	char effects[1024];
 	int in_flight; /* begun and not ended */
@@ -233,9 +236,34 @@ static void fake_budget_facts(struct rtshim_facts *f)
 	}
 }
 
+static int fake_budget_begin(int kind, int timeout_ms)
+{
+	assert_int_equal(timeout_ms, cfg.timeout_ms);
+	if (!w.gate_err) {
+		w.gate_held++;
+		return 0;
+	}
+	effect("gate(%d)=%d", kind, w.gate_err);
+	if (w.gate_err != -ETIMEDOUT) { /* the memo holds what the other thread heard */
+		w.held_ms[kind] = 1000;
+		w.held_err[kind] = w.gate_err;
+	}
+	return w.gate_err;
+}
+
 static void fake_budget_record(int kind, int err)
 {
 	effect("spent(%d,%d)", kind, err);
+}
+
+static void fake_budget_end(void)
+{
+	w.gate_held--;
+}
+
+static void fake_budget_rt_thread_gone(void)
+{
+	effect("slot-freed");
 }
 
 static void fake_budget_raise_granted(pid_t tid, int prio)
@@ -257,7 +285,10 @@ static const struct rtshim_request_ops fake_ops = {
 	.lower = fake_lower,
 	.nice_instead = fake_nice_instead,
 	.budget_facts = fake_budget_facts,
+	.budget_begin = fake_budget_begin,
 	.budget_record = fake_budget_record,
+	.budget_end = fake_budget_end,
+	.budget_rt_thread_gone = fake_budget_rt_thread_gone,
 	.budget_raise_granted = fake_budget_raise_granted,
 };
 
@@ -295,6 +326,7 @@ static int sched_request(enum rtshim_req_kind kind, int policy, int prio, int di
 	granted = 0;
 	int err = rtshim_request_refused(&fake_ops, &cfg, &r, direct, &granted);
 	assert_int_equal(w.in_flight, 0); /* whatever happened, the record is not left in flight */
+	assert_int_equal(w.gate_held, 0); /* ... nor the gate taken */
 	return err;
 }
 
@@ -305,7 +337,7 @@ static int setscheduler(int policy, int prio, int direct)
 
 /* What every refused realtime request does first: the target, its state, the client, rtkit's
  * limits, RLIMIT_RTTIME of its process, the budget. */
-#define GATHERED "target pending read(100) flags client limits rttime(0) budget"
+#define GATHERED "target pending read(100) flags budget client limits rttime(0)"
 /* ... then the runaway guard at 80% of the 200 ms RLIMIT_RTTIME that rtkit demands, that limit
  * set, rtkit asked for priority 20 */
 #define ASKED GATHERED " guard(160000) rttime(0)=160000/200000 rtkit(0,100,20)"
@@ -384,7 +416,7 @@ static void test_no_client_is_eperm_without_asking(void **state)
 	w.no_client = true;
 	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
 	/* ELIBACC: no limits read, nothing asked; RLIMIT_RTTIME and the budget are read with them */
-	assert_string_equal(w.effects, "target pending read(100) flags client rttime(0) budget settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget client rttime(0) settled");
 }
 
 static void test_no_daemon_is_eperm_without_asking(void **state)
@@ -511,7 +543,7 @@ static void test_other_process_gets_no_guard(void **state)
 	w.pid = 4242;
 	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
 	/* WithPID's budget (1), its process's RLIMIT_RTTIME, no SIGXCPU handler of ours there */
-	assert_string_equal(w.effects, "target read(100) flags client limits rttime(4242) budget "
+	assert_string_equal(w.effects, "target read(100) flags budget client limits rttime(4242) "
 				       "rttime(4242)=200000/200000 rtkit(4242,100,20) spent(1,0) "
 				       GRANTED_RECORD);
 }
@@ -525,7 +557,7 @@ static void test_flag_kept_when_the_thread_carries_it(void **state)
 	w.flags = RTSHIM_TF_FLAG_ADDED;
 	assert_int_equal(setscheduler(OTHER, 0, -EPERM), 0);
 	/* the call again with the flag, the record says the flag is the shim's */
-	assert_string_equal(w.effects, "target pending read(100) flags call(OTHER|FLAG) read(100) record(+1,-4) settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(OTHER|FLAG) read(100) record(+1,-4) settled");
 }
 
 static void test_flag_kept_call_refused_goes_on_to_rtkit(void **state)
@@ -534,8 +566,8 @@ static void test_flag_kept_call_refused_goes_on_to_rtkit(void **state)
 	w.policy = OTHER | FLAG;
 	w.call_err = -EPERM;
 	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
-	assert_string_equal(w.effects, "target pending read(100) flags call(RR|FLAG) client limits rttime(0) "
-				       "budget guard(160000) rttime(0)=160000/200000 rtkit(0,100,20) "
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(RR|FLAG) client limits rttime(0) "
+				       "guard(160000) rttime(0)=160000/200000 rtkit(0,100,20) "
 				       "spent(0,0) " GRANTED_RECORD " settled");
 }
 
@@ -547,8 +579,8 @@ static void test_already_at_that_priority_asks_nothing(void **state)
 	w.call_err = -EPERM; /* FIFO|FLAG: a change of policy without RLIMIT_RTPRIO */
 	assert_int_equal(setscheduler(FIFO, 20, -EPERM), 0);
 	/* rtkit's RR at 20 is what the FIFO 20 asked: the readers report FIFO */
-	assert_string_equal(w.effects, "target pending read(100) flags call(FIFO|FLAG) client limits rttime(0) "
-				       "budget read(100) record(+5,-0) settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(FIFO|FLAG) client limits rttime(0) "
+				       "read(100) record(+5,-0) settled");
 }
 
 static void test_lowering_within_the_grant(void **state)
@@ -559,8 +591,8 @@ static void test_lowering_within_the_grant(void **state)
 	w.call_err = -EPERM;
 	assert_int_equal(setscheduler(FIFO, 10, -EPERM), 0);
 	/* within rtkit's RR, keeping its flag */
-	assert_string_equal(w.effects, "target pending read(100) flags call(FIFO|FLAG) client limits rttime(0) "
-				       "budget lower(100,RR|FLAG,10) read(100) record(+5,-0) settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(FIFO|FLAG) client limits rttime(0) "
+				       "lower(100,RR|FLAG,10) read(100) record(+5,-0) settled");
 	assert_int_equal(granted, 0); /* not rtkit's grant */
 }
 
@@ -573,8 +605,8 @@ static void test_lowering_refused_goes_on_to_rtkit(void **state)
 	w.lower_err = -EPERM;
 	assert_int_equal(setscheduler(FIFO, 10, -EPERM), 0);
 	/* a thread realtime already: rtkit's raise budget (3) */
-	assert_string_equal(w.effects, "target pending read(100) flags call(FIFO|FLAG) client limits rttime(0) "
-				       "budget lower(100,RR|FLAG,10) guard(160000) rttime(0)=160000/200000 "
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(FIFO|FLAG) client limits rttime(0) "
+				       "lower(100,RR|FLAG,10) guard(160000) rttime(0)=160000/200000 "
 				       "rtkit(0,100,10) spent(3,0) raised(100,10) read(100) record(+7,-0) settled");
 }
 
@@ -582,7 +614,7 @@ static void test_not_a_realtime_request_is_eperm(void **state)
 {
 	(void)state;
 	assert_int_equal(setscheduler(OTHER, 0, -EPERM), EPERM);
-	assert_string_equal(w.effects, "target pending read(100) flags settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget settled");
 }
 
 /* ---- the budget ------------------------------------------------------------------------------ */
@@ -605,6 +637,93 @@ static void test_held_back_kind_does_not_hold_another(void **state)
 	assert_string_equal(w.effects, ASKED " spent(0,0) " GRANTED_RECORD " settled");
 }
 
+static void test_held_back_before_any_client_work(void **state)
+{
+	(void)state;
+	w.held_ms[RTSHIM_BUDGET_OWN] = 4000;
+	w.held_err[RTSHIM_BUDGET_OWN] = -EBUSY;
+	cfg.nice_fallback = RTSHIM_NICE_OFF;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags budget settled");
+	/* the fallback's nice level refused a moment ago too: nothing is left to ask */
+	setup(NULL);
+	w.held_ms[RTSHIM_BUDGET_OWN] = w.held_ms[RTSHIM_BUDGET_NICE] = 4000;
+	w.held_err[RTSHIM_BUDGET_OWN] = w.held_err[RTSHIM_BUDGET_NICE] = -EBUSY;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags budget settled");
+}
+
+static void test_refusal_heard_at_the_gate_is_not_sent(void **state)
+{
+	(void)state;
+	w.gate_err = -EBUSY; /* another thread's request, in flight, was refused */
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags budget gate(0)=-16 budget client limits "
+				       "rttime(0) nice(0,100) settled");
+	/* that request did not end within the timeout: this one is not sent either */
+	setup(NULL);
+	w.gate_err = -ETIMEDOUT;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags budget gate(0)=-110 settled");
+	/* without the fallback's nice level: the refusal heard, no work of the client's */
+	setup(NULL);
+	cfg.nice_fallback = RTSHIM_NICE_OFF;
+	w.gate_err = -EBUSY;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags budget gate(0)=-16 budget settled");
+}
+
+/* The shim's own memo (budget.c) behind the fakes: rtkit's refusal of the first request keeps
+ * the second one from the client. */
+static void real_budget_facts(struct rtshim_facts *f)
+{
+	effect("memo");
+	rtshim_budget_facts(f);
+}
+
+static void test_memo_keeps_the_next_request_from_the_client(void **state)
+{
+	(void)state;
+	struct rtshim_request_ops ops = fake_ops;
+	ops.budget_facts = real_budget_facts;
+	ops.budget_begin = rtshim_budget_begin;
+	ops.budget_record = rtshim_budget_record;
+	ops.budget_end = rtshim_budget_end;
+	struct rtshim_req r = { .kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .policy = FIFO, .param = &param };
+	param.sched_priority = 20;
+	cfg.nice_fallback = RTSHIM_NICE_OFF;
+	rtshim_budget_reset();
+	w.rtkit_err = -EBUSY; /* rtkit's per-user limit */
+	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_non_null(strstr(w.effects, "rtkit(0,100,20)"));
+	w.effects[0] = 0;
+	w.rtkit_err = 0; /* were it asked, rtkit would grant: it is not asked */
+	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags memo settled");
+	/* the default fallback: the nice level refused as well (shim/nice.c records it) */
+	cfg.nice_fallback = RTSHIM_NICE_REFUSED;
+	rtshim_budget_record(RTSHIM_BUDGET_NICE, -EBUSY);
+	w.effects[0] = 0;
+	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_string_equal(w.effects, "target pending read(100) flags memo settled");
+	/* a realtime thread of this process ends: rtkit's thread limit may have freed */
+	rtshim_budget_rt_thread_gone();
+	w.effects[0] = 0;
+	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), 0);
+	assert_non_null(strstr(w.effects, "rtkit(0,100,20)"));
+	rtshim_budget_reset();
+}
+
+static void test_drop_of_a_realtime_thread_frees_a_slot(void **state)
+{
+	(void)state;
+	w.policy = RR | FLAG;
+	w.prio = 20;
+	assert_int_equal(setscheduler(OTHER, 0, -EPERM), 0);
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(OTHER|FLAG) read(100) "
+				       "record(+1,-4,asked 0 got 20) slot-freed settled");
+}
+
 static void test_flapping_raise_is_held(void **state)
 {
 	(void)state;
@@ -614,8 +733,8 @@ static void test_flapping_raise_is_held(void **state)
 	w.raise_hold_ms = 1000; /* the same raise was granted a moment ago */
 	w.raise_prio = 10;
 	assert_int_equal(setscheduler(RR, 10, -EPERM), EPERM);
-	assert_string_equal(w.effects, "target pending read(100) flags call(RR|FLAG) client limits rttime(0) "
-				       "budget nice(0,100) settled");
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(RR|FLAG) client limits rttime(0) "
+				       "nice(0,100) settled");
 	setup(NULL);
 	w.policy = RR | FLAG;
 	w.prio = 5;
@@ -623,8 +742,8 @@ static void test_flapping_raise_is_held(void **state)
 	w.raise_hold_ms = 1000;
 	w.raise_prio = 15; /* another priority: asked */
 	assert_int_equal(setscheduler(RR, 10, -EPERM), 0);
-	assert_string_equal(w.effects, "target pending read(100) flags call(RR|FLAG) client limits rttime(0) "
-				       "budget guard(160000) rttime(0)=160000/200000 rtkit(0,100,10) "
+	assert_string_equal(w.effects, "target pending read(100) flags budget call(RR|FLAG) client limits rttime(0) "
+				       "guard(160000) rttime(0)=160000/200000 rtkit(0,100,10) "
 				       "spent(3,0) raised(100,10) " GRANTED_RECORD " settled");
 }
 
@@ -652,7 +771,7 @@ static void test_another_thread_of_ours_is_not_marked_in_flight(void **state)
 	w.where = RTSHIM_TARGET_OWN;
 	w.self = false;
 	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
-	assert_string_equal(w.effects, "target read(100) flags client limits rttime(0) budget "
+	assert_string_equal(w.effects, "target read(100) flags budget client limits rttime(0) "
 				       "guard(160000) rttime(0)=160000/200000 rtkit(0,100,20) spent(0,0) "
 				       GRANTED_RECORD);
 }
@@ -677,7 +796,7 @@ static void test_priority_only_on_a_non_realtime_thread_is_eperm(void **state)
 	for (size_t i = 0; i < 2; i++) {
 		setup(NULL);
 		assert_int_equal(sched_request(kinds[i], 0, 20, -EPERM), EPERM);
-		assert_string_equal(w.effects, "target pending read(100) flags settled");
+		assert_string_equal(w.effects, "target pending read(100) flags budget settled");
 	}
 }
 
@@ -740,6 +859,10 @@ int main(void)
 		T(test_not_a_realtime_request_is_eperm),
 		T(test_held_back_after_a_refusal),
 		T(test_held_back_kind_does_not_hold_another),
+		T(test_held_back_before_any_client_work),
+		T(test_refusal_heard_at_the_gate_is_not_sent),
+		T(test_memo_keeps_the_next_request_from_the_client),
+		T(test_drop_of_a_realtime_thread_frees_a_slot),
 		T(test_flapping_raise_is_held),
 		T(test_unknown_target_is_eperm),
 		T(test_target_gone_meanwhile_is_eperm),

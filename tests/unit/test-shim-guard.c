@@ -105,7 +105,7 @@ static void test_budget_process(void **state)
 	assert_int_equal(rtshim_budget_check(99, &wait), 0);
 }
 
-/* ---- a realtime waiter and a SCHED_OTHER holder on one CPU ---- */
+/* ---- a realtime reader and a SCHED_OTHER writer on one CPU ---- */
 
 static int holding;
 
@@ -116,7 +116,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* With the lock held: 100 ms of CPU-bound work, signalled as it starts. */
+/* With a write to the memo half done: 100 ms of CPU-bound work, signalled as it starts. */
 static void hold_busy(void *arg)
 {
 	(void)arg;
@@ -133,12 +133,11 @@ static void *holder(void *arg)
 	return NULL;
 }
 
-/* In a child (alarm: a waiter that spins forever must fail, not hang the suite): both threads
- * pinned to one CPU; the holder, SCHED_OTHER, takes the lock; the main thread becomes
- * SCHED_FIFO, preempts it and asks for the lock.  A spin lock with sched_yield() never lets the
- * holder run again (RT throttling aside); with priority inheritance the holder runs at the
- * waiter's priority, and the waiter has the lock in about the holder's 100 ms (measured:
- * 100 ms; the spin lock it replaces: 950 ms, until RT throttling let the holder run). */
+/* In a child (alarm: a reader that spins forever must fail, not hang the suite): both threads
+ * pinned to one CPU; the writer, SCHED_OTHER, is half-way through a write to the memo; the main
+ * thread becomes SCHED_FIFO, preempts it and reads the memo.  A spin lock with sched_yield()
+ * never lets the writer run again (RT throttling aside: 950 ms); the memo's reader gives up on a
+ * write in progress at once and reads nothing held. */
 static void test_budget_rt_waiter(void **state)
 {
 	(void)state;
@@ -170,14 +169,14 @@ static void test_budget_rt_waiter(void **state)
 		double took = now_s() - t0;
 		sched_setscheduler(0, SCHED_OTHER, &other);
 		pthread_join(h, NULL);
-		printf("# realtime waiter had the lock after %.0f ms\n", took * 1e3);
+		printf("# realtime reader had its answer after %.0f ms\n", took * 1e3);
 		fflush(stdout);
 		_exit(took < 0.5 ? 0 : 5); /* a spin lock: 950 ms here, RT throttling's share */
 	}
 	int st = -1;
 	assert_int_equal(waitpid(child, &st, 0), child);
 	if (WIFSIGNALED(st))
-		fail_msg("the realtime waiter never got the lock (killed by signal %d)", WTERMSIG(st));
+		fail_msg("the realtime reader never had its answer (killed by signal %d)", WTERMSIG(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
