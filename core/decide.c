@@ -1,5 +1,5 @@
 /* decide.c — see decide.h.  The rules, numbered as in rtshim(7)'s RULES and test-decide.c:
- * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19 sched_setattr. */
+ * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19-20 sched_setattr. */
 #include "decide.h"
 
 #include <errno.h>
@@ -380,6 +380,18 @@ bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_fl
 		return false;
 	*policy = (int)attr_policy |
 		  ((attr_flags & RTSHIM_ATTR_FLAG_RESET_ON_FORK) ? SCHED_RESET_ON_FORK : 0);
+	return true;
+}
+
+/* Rule 20: rule 3 for sched_setattr.  A thread that carries SCHED_RESET_ON_FORK keeps it: an
+ * attribute that omits SCHED_FLAG_RESET_ON_FORK (and sets a policy: KEEP_POLICY keeps the flag
+ * already) is retried with it, whatever its policy, nice level or priority. */
+bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags)
+{
+	if (err != EPERM || cur_policy < 0 || !(cur_policy & SCHED_RESET_ON_FORK) ||
+	    (attr_flags & (RTSHIM_ATTR_FLAG_RESET_ON_FORK | RTSHIM_ATTR_FLAG_KEEP_POLICY)))
+		return false;
+	*flags = attr_flags | RTSHIM_ATTR_FLAG_RESET_ON_FORK;
 	return true;
 }
 

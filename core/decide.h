@@ -257,6 +257,13 @@ bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, i
 #define RTSHIM_ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
 bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy);
 
+/* Rule 20: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive errno), on a
+ * thread whose policy is `cur_policy` (flags included), not turned into sched_setscheduler by
+ * rule 19: true when it is retried with SCHED_FLAG_RESET_ON_FORK, *flags (rule 3 for
+ * sched_setattr: a drop, a nice level, a priority change).  Pure. */
+#define RTSHIM_ATTR_FLAG_KEEP_POLICY 0x08 /* SCHED_FLAG_KEEP_POLICY */
+bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags);
+
 /* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
 const char *rtshim_why_text(enum rtshim_why why);
 

@@ -643,6 +643,26 @@ static void test_setattr_as_setscheduler(void **state)
 	assert_int_equal(policy, -1);
 }
 
+/* Rule 20 */
+static void test_setattr_keeps_the_flag(void **state)
+{
+	(void)state;
+	uint64_t flags = 0;
+	/* a drop, a drop with a nice level, a priority change: the flag ORed in, the rest kept */
+	assert_true(rtshim_attr_keeps_flag(EPERM, 0, RR | FLAG, &flags));
+	assert_int_equal(flags, RTSHIM_ATTR_FLAG_RESET_ON_FORK);
+	assert_true(rtshim_attr_keeps_flag(EPERM, 0x20 /* util clamp */, OTHER | FLAG, &flags));
+	assert_int_equal(flags, 0x20 | RTSHIM_ATTR_FLAG_RESET_ON_FORK);
+	flags = 7;
+	/* no flag on the thread, another error, the flag asked or kept by KEEP_POLICY already */
+	assert_false(rtshim_attr_keeps_flag(EPERM, 0, RR, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, 0, -1, &flags));
+	assert_false(rtshim_attr_keeps_flag(EINVAL, 0, RR | FLAG, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, RTSHIM_ATTR_FLAG_RESET_ON_FORK, RR | FLAG, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, RTSHIM_ATTR_FLAG_KEEP_POLICY, RR | FLAG, &flags));
+	assert_int_equal(flags, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_creation_strict),
 		cmocka_unit_test(test_creation_inherits),
 		cmocka_unit_test(test_setattr_as_setscheduler),
+		cmocka_unit_test(test_setattr_keeps_the_flag),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# Never worse than without the shim, for programs of unusual but legal designs: a seccomp
+# sandbox, a vfork child that sets signals before exec, a supervisor that boosts its child
+# process, a drop through sched_setattr.  Each runs with and without the shim as the
+# unprivileged test user against the real stack; outcomes are read from the kernel (exit status
+# and signal, the probes' own raw system calls, /proc).
+
+load common
+
+setup_file() { tb_start; }
+teardown_file() { tb_stop; }
+
+# bounded SECONDS [--noshim] [VAR=VALUE...] PROBE [ARGS...]: a probe run to its end as the test
+# user, at most SECONDS; bats' `run` keeps status and output.
+bounded() {
+	local secs=$1 shim=1
+	shift
+	local -a env=(RTSHIM_TIMEOUT_MS=10000)
+	while (($#)); do
+		case $1 in
+		--noshim) shim=0 ;;
+		*=*) env+=("$1") ;;
+		*) break ;;
+		esac
+		shift
+	done
+	((shim)) && env+=("LD_PRELOAD=$SHIM_PRELOAD")
+	local name=$1
+	shift
+	timeout "$secs" "$TESTBED" run --dir "$TB_DIR" -- env "${env[@]}" "$PROBES/$name" "$@"
+}
+
+# line KEY: the rest of the output line that starts with "KEY " (first one).
+line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' <<<"$output"; }
+
+# ---- sched_setattr after a grant: drops and changes keep the flag ----------------------------
+
+@test "sched_setattr to SCHED_OTHER, OTHER at nice 5, BATCH or IDLE after a grant: 0 and the thread leaves realtime, as without the shim" {
+	local how grant
+	for how in other nice batch idle; do
+		run bounded 20 --noshim setattr-drop "$how"
+		[ "$status" -eq 0 ]
+		[ "$(line "call change")" = "rc=0 err=OK" ]
+		for grant in setscheduler setattr; do
+			run bounded 20 setattr-drop "$how" "$grant"
+			echo "$how after $grant: $output"
+			[ "$status" -eq 0 ]
+			[ "$(line "call grant")" = "rc=0 err=OK" ]
+			[ "$(line "call change")" = "rc=0 err=OK" ]
+			case $how in
+			other) [ "$(line "kernel after")" = "OTHER|RESET 0" ] ;;
+			nice) [ "$(line "kernel after")" = "OTHER|RESET 0" ] && [ "$(line "nice after")" = 5 ] ;;
+			batch) [ "$(line "kernel after")" = "BATCH|RESET 0" ] ;;
+			idle) [ "$(line "kernel after")" = "IDLE|RESET 0" ] ;;
+			esac
+			# the program reads what it asked (the shim's flag hidden)
+			[[ $(line "read after") != *RESET* ]]
+		done
+	done
+}
+
+@test "sched_setattr lowering a granted thread's priority: 0, RR 5 in the kernel" {
+	run bounded 20 setattr-drop lower
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call grant")" = "rc=0 err=OK" ]
+	[ "$(line "call change")" = "rc=0 err=OK" ]
+	[ "$(line "kernel after")" = "RR|RESET 5" ]
+}
