@@ -72,6 +72,9 @@ struct rtshim_facts {
 
 	struct rtshim_step keeping_flag; /* RTSHIM_CALL_KEEPING_FLAG */
 
+	/* The calling process runs under a seccomp filter (os/seccomp.h): no daemon is contacted. */
+	bool sandboxed;
+
 	/* rtkit: its limits (RTSHIM_READ_LIMITS; -ELIBACC: the client cannot be loaded). */
 	struct rtshim_step limits;
 	struct rtkit_limits lim;
@@ -132,6 +135,7 @@ enum rtshim_why {
 	RTSHIM_WHY_RTTIME_ZERO,     /* RLIMIT_RTTIME is 0: an RT thread would be killed at once */
 	RTSHIM_WHY_RTTIME_UNSET,    /* RLIMIT_RTTIME cannot be set (why_err) */
 	RTSHIM_WHY_REFUSED,         /* rtkit said no (why_err) */
+	RTSHIM_WHY_SANDBOXED,       /* a seccomp filter is in force: no daemon contacted */
 };
 
 /* Whose SCHED_RESET_ON_FORK a thread carries once a request succeeded, for its record: the

@@ -12,6 +12,7 @@
 #include "log.h"
 #include "own-stack.h"
 #include "runaway.h"
+#include "seccomp.h"
 #include "trace.h"
 
 /* Every real function, resolved now: a request must never need the dynamic loader's lock
@@ -45,7 +46,8 @@ void rtshim_prepare_for_new_thread(int prio)
 	resolve_all();
 	/* the client only where the direct call is bound to fail: root's programs never load it;
 	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
-	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio))
+	if (geteuid() != 0 && (getrlimit(RLIMIT_RTPRIO, &rl) || rl.rlim_cur < (rlim_t)prio) &&
+	    !rtshim_seccomp_filtered() /* rule 21: no client in a sandbox */)
 		rtshim_own_stack_run(load_client_here, NULL);
 }
 

@@ -32,6 +32,7 @@
 #include "privileged.h"
 #include "real.h"
 #include "runaway.h"
+#include "seccomp.h"
 #include "settings.h"
 #include "target.h"
 #include "thread.h"
@@ -156,6 +157,7 @@ static const struct rtshim_request_ops production = {
 	.thread_flags = thread_flags,
 	.update_flags = update_flags,
 	.in_flight = in_flight,
+	.sandboxed = rtshim_seccomp_filtered,
 	.client = rtshim_client_get,
 	.get_rttime = get_rttime,
 	.set_rttime = set_rttime,
@@ -348,6 +350,11 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		break;
 	case RTSHIM_WHY_NO_CLIENT:
 		return; /* said once by the loader */
+	case RTSHIM_WHY_SANDBOXED:
+		rtshim_log_once(RTSHIM_LOG_INFO, (int)d->why * 256,
+				"thread %d: %s/%d requested → %s: %s", tid, asked, prio,
+				rtshim_why_text(d->why), what_the_program_gets(r, f->cfg));
+		return;
 	default:
 		break;
 	}
@@ -416,6 +423,8 @@ static void begin_slow_path(const struct rtshim_request_ops *ops, const struct r
 	if (t->self)
 		ops->in_flight(t->self, true);
 	gather_target(ops, r, t, f);
+	/* before any work of the daemon client's (loading it, connecting) */
+	f->sandboxed = ops->sandboxed();
 }
 
 /* The decide-and-do loop (on the shim's own stack: own-stack.h).  The core's first step is

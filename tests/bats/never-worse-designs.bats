@@ -67,3 +67,32 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$(line "call change")" = "rc=0 err=OK" ]
 	[ "$(line "kernel after")" = "RR|RESET 5" ]
 }
+
+# ---- a seccomp sandbox ------------------------------------------------------------------------
+
+@test "a seccomp filter that kills or traps sockets or executable mappings, then SCHED_FIFO: EPERM and exit 0, as without the shim (main thread, a thread, a forked child, a SIGSYS handler)" {
+	local filter who
+	for filter in kill-socket trap-socket kill-exec; do
+		for who in main thread child handler; do
+			run bounded 20 --noshim seccomp-sandbox "$filter" "$who"
+			[ "$status" -eq 0 ]
+			local without=$output
+			run bounded 20 seccomp-sandbox "$filter" "$who"
+			echo "$filter $who: status $status"$'\n'"$output"
+			[ "$status" -eq 0 ]
+			[ "$output" = "$without" ]
+			[ "$(line "call fifo")" = "rc=-1 err=EPERM" ]
+			[ "$(line sigsys)" = 0 ]
+		done
+	done
+}
+
+@test "a thread granted before a seccomp filter stays realtime and drops to SCHED_OTHER with 0" {
+	run bounded 20 seccomp-sandbox kill-socket before
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(line "call fifo")" = "rc=0 err=OK" ]
+	[ "$(line "kernel sandboxed")" = "RR|RESET 10" ]
+	[ "$(line "call drop")" = "rc=0 err=OK" ]
+	[ "$(line "kernel dropped")" = "OTHER|RESET 0" ]
+}

@@ -44,6 +44,7 @@ static struct world {
 	int call_err;  /* the real call again (keeping the flag) */
 	int lower_err; /* the lowering */
 	/* the client, rtkit's limits, RLIMIT_RTTIME */
+	bool sandboxed; /* a seccomp filter is in force */
 	bool no_client;
 	int limits_err;
 	struct rtkit_limits lim;
@@ -172,6 +173,14 @@ static const struct rtshim_client_v1 fake_client = {
 	.strerror = fake_strerror,
 };
 
+/* noted only when it says yes: every request asks, before any work of the client's */
+static bool fake_sandboxed(void)
+{
+	if (w.sandboxed)
+		effect("sandboxed");
+	return w.sandboxed;
+}
+
 static const struct rtshim_client_v1 *fake_client_get(int timeout_ms)
 {
 	assert_int_equal(timeout_ms, cfg.timeout_ms);
@@ -245,6 +254,7 @@ static const struct rtshim_request_ops fake_ops = {
 	.thread_flags = fake_thread_flags,
 	.update_flags = fake_update_flags,
 	.in_flight = fake_in_flight,
+	.sandboxed = fake_sandboxed,
 	.client = fake_client_get,
 	.get_rttime = fake_get_rttime,
 	.set_rttime = fake_set_rttime,
@@ -702,6 +712,30 @@ static void test_granted_report_reads_the_kernel_when_logging(void **state)
 	assert_string_equal(w.effects, ASKED " spent(0,0) " GRANTED_RECORD " read(100) settled");
 }
 
+/* ---- a seccomp sandbox ---------------------------------------------------------------------- */
+
+static void test_sandboxed_is_eperm_without_the_client(void **state)
+{
+	(void)state;
+	w.sandboxed = true;
+	cfg.nice_fallback = RTSHIM_NICE_ALWAYS;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	/* no client loaded, no limits, no nice level: the filter may kill what they do */
+	assert_string_equal(w.effects, "target pending read(100) flags sandboxed settled");
+	assert_int_equal(granted, 0);
+}
+
+static void test_sandboxed_drop_keeps_the_flag(void **state)
+{
+	(void)state;
+	w.sandboxed = true;
+	w.policy = RR | FLAG; /* granted before the filter */
+	w.prio = 20;
+	w.flags = RTSHIM_TF_FLAG_ADDED;
+	assert_int_equal(setscheduler(OTHER, 0, -EPERM), 0);
+	assert_string_equal(w.effects, "target pending read(100) flags sandboxed call(OTHER|FLAG) record(+1,-4) settled");
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 int main(void)
 {
@@ -742,6 +776,8 @@ int main(void)
 		T(test_priority_only_on_a_non_realtime_thread_is_eperm),
 		T(test_priority_only_on_a_realtime_thread_raises),
 		T(test_granted_report_reads_the_kernel_when_logging),
+		T(test_sandboxed_is_eperm_without_the_client),
+		T(test_sandboxed_drop_keeps_the_flag),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
