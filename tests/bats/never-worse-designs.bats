@@ -96,3 +96,21 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$(line "call drop")" = "rc=0 err=OK" ]
 	[ "$(line "kernel dropped")" = "OTHER|RESET 0" ]
 }
+
+# ---- a vfork child that sets signals before its exec ------------------------------------------
+
+@test "a vfork or clone(CLONE_VM|CLONE_VFORK) child resetting SIGXCPU to SIG_DFL or unblocking every signal leaves the granted parent's disposition and mask as without the shim" {
+	local how what
+	for how in vfork clone; do
+		for what in disposition mask; do
+			run bounded 20 --noshim vfork-signals "$how" "$what"
+			[ "$status" -eq 0 ]
+			local without=${output#*$'\n'} # all but the request's own line
+			run bounded 20 vfork-signals "$how" "$what"
+			echo "$how $what: status $status"$'\n'"$output"
+			[ "$status" -eq 0 ]
+			[ "$(line "call fifo")" = "rc=0 err=OK" ]
+			[ "${output#*$'\n'}" = "$without" ]
+		done
+	done
+}
