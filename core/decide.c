@@ -1,6 +1,6 @@
 /* decide.c — see decide.h.  The rules, numbered as in rtshim(7)'s RULES and test-decide.c:
  * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19-20 sched_setattr,
- * 21 seccomp sandboxes. */
+ * 21 seccomp sandboxes, 22 another process's threads. */
 #include "decide.h"
 
 #include <errno.h>
@@ -99,8 +99,8 @@ struct plan {
 	bool changed;      /* ... differs from what was asked */
 };
 
-/* Rules 1-4 and 21: the direct call, whose thread, the flag, a realtime request, a sandbox.
- * true: *d decided. */
+/* Rules 1-4, 22 and 21: the direct call, whose thread, the flag, a realtime request, another
+ * process's thread, a sandbox.  true: *d decided. */
 static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
 	const struct rtshim_config *c = f->cfg;
@@ -152,6 +152,12 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 			  : (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
 	p->cur_rt = rtshim_is_rt(f->cur_policy);
 
+	/* Rule 22: another process's thread would run without a guard (the guard lives in the
+	 * process that asks): only a person's explicit request (rtrun --pid, `rtrun chrt -p`) */
+	if (f->target == RTSHIM_TARGET_OTHER && !f->other_explicit) {
+		*d = done(EPERM, RTSHIM_WHY_OTHER_PROCESS, 0);
+		return true;
+	}
 	/* Rule 21: under a seccomp filter, the sockets and mappings a daemon client needs may be
 	 * what the filter kills or traps: no daemon, no nice fallback, the kernel's answer. */
 	if (f->sandboxed) {
@@ -424,6 +430,7 @@ const char *rtshim_why_text(enum rtshim_why why)
 	case RTSHIM_WHY_RTTIME_ZERO: return "RLIMIT_RTTIME is 0: a realtime thread would be killed at once";
 	case RTSHIM_WHY_RTTIME_UNSET: return "RLIMIT_RTTIME cannot be set";
 	case RTSHIM_WHY_REFUSED: return "rtkit did not grant realtime";
+	case RTSHIM_WHY_OTHER_PROCESS: return "a thread of another process: asked for only by the command rtrun runs (or rtrun --pid), never by a program about its own children";
 	case RTSHIM_WHY_SANDBOXED: return "the process runs under a seccomp filter (a sandbox): rtkit is not contacted";
 	}
 	return "?";

@@ -74,6 +74,9 @@ struct rtshim_facts {
 
 	/* The calling process runs under a seccomp filter (os/seccomp.h): no daemon is contacted. */
 	bool sandboxed;
+	/* TARGET_OTHER: a person asked for that thread (rtrun --pid; the command rtrun runs, about
+	 * a process that is not its own descendant) */
+	bool other_explicit;
 
 	/* rtkit: its limits (RTSHIM_READ_LIMITS; -ELIBACC: the client cannot be loaded). */
 	struct rtshim_step limits;
@@ -136,6 +139,7 @@ enum rtshim_why {
 	RTSHIM_WHY_RTTIME_UNSET,    /* RLIMIT_RTTIME cannot be set (why_err) */
 	RTSHIM_WHY_REFUSED,         /* rtkit said no (why_err) */
 	RTSHIM_WHY_SANDBOXED,       /* a seccomp filter is in force: no daemon contacted */
+	RTSHIM_WHY_OTHER_PROCESS,   /* another process's thread, not asked for by a person */
 };
 
 /* Whose SCHED_RESET_ON_FORK a thread carries once a request succeeded, for its record: the

@@ -158,6 +158,7 @@ static const struct rtshim_request_ops production = {
 	.update_flags = update_flags,
 	.in_flight = in_flight,
 	.sandboxed = rtshim_seccomp_filtered,
+	.other_explicit = rtshim_target_other_explicit,
 	.client = rtshim_client_get,
 	.get_rttime = get_rttime,
 	.set_rttime = set_rttime,
@@ -186,6 +187,8 @@ static void gather_target(const struct rtshim_request_ops *ops, const struct rts
 	f->shim_flag = ops->thread_flags(r, t) & RTSHIM_TF_FLAG_ADDED;
 	/* the guard's SIGXCPU handler lives in this process */
 	f->guard_possible = t->pid == 0;
+	if (t->where == RTSHIM_TARGET_OTHER)
+		f->other_explicit = ops->other_explicit(t->pid);
 }
 
 /* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
@@ -350,6 +353,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		break;
 	case RTSHIM_WHY_NO_CLIENT:
 		return; /* said once by the loader */
+	case RTSHIM_WHY_OTHER_PROCESS:
 	case RTSHIM_WHY_SANDBOXED:
 		rtshim_log_once(RTSHIM_LOG_INFO, (int)d->why * 256,
 				"thread %d: %s/%d requested → %s: %s", tid, asked, prio,

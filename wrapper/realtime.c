@@ -77,6 +77,7 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 					f.target = RTSHIM_TARGET_UNKNOWN;
 				f.guard_possible = req->guard_in_command;
 				f.sandboxed = rtshim_seccomp_filtered(); /* rtrun's own process */
+				f.other_explicit = true; /* rtrun --pid: a person named it */
 			}
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:

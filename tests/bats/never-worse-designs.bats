@@ -114,3 +114,22 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 		done
 	done
 }
+
+# ---- a supervisor that boosts its child process -----------------------------------------------
+
+@test "a supervisor boosting its worker process (sched_setscheduler(child, SCHED_FIFO, 10)): EPERM, the worker computes its 1 s and exits 0, as without the shim; under rtrun too" {
+	run bounded 30 --noshim supervisor
+	[ "$status" -eq 0 ]
+	local without=$output
+	[ "$(line "call boost")" = "rc=-1 err=EPERM" ]
+	[ "$(line "worker exit")" = 0 ]
+	run bounded 30 supervisor
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$without" ]
+	# the command rtrun runs is a person's, its own children are not
+	run timeout 30 "$TESTBED" run --dir "$TB_DIR" -- "$RTRUN" --timeout 10000 "$PROBES/supervisor"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$without" ]
+}

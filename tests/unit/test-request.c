@@ -45,6 +45,7 @@ static struct world {
 	int lower_err; /* the lowering */
 	/* the client, rtkit's limits, RLIMIT_RTTIME */
 	bool sandboxed; /* a seccomp filter is in force */
+	bool explicit_other; /* a person asked for another process's thread */
 	bool no_client;
 	int limits_err;
 	struct rtkit_limits lim;
@@ -181,6 +182,12 @@ static bool fake_sandboxed(void)
 	return w.sandboxed;
 }
 
+static bool fake_other_explicit(pid_t pid)
+{
+	effect("explicit(%d)=%d", (int)pid, (int)w.explicit_other);
+	return w.explicit_other;
+}
+
 static const struct rtshim_client_v1 *fake_client_get(int timeout_ms)
 {
 	assert_int_equal(timeout_ms, cfg.timeout_ms);
@@ -255,6 +262,7 @@ static const struct rtshim_request_ops fake_ops = {
 	.update_flags = fake_update_flags,
 	.in_flight = fake_in_flight,
 	.sandboxed = fake_sandboxed,
+	.other_explicit = fake_other_explicit,
 	.client = fake_client_get,
 	.get_rttime = fake_get_rttime,
 	.set_rttime = fake_set_rttime,
@@ -513,9 +521,10 @@ static void test_other_process_gets_no_guard(void **state)
 	w.where = RTSHIM_TARGET_OTHER;
 	w.self = false;
 	w.pid = 4242;
+	w.explicit_other = true; /* `rtrun chrt -p` */
 	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
 	/* WithPID's budget (1), its process's RLIMIT_RTTIME, no SIGXCPU handler of ours there */
-	assert_string_equal(w.effects, "target read(100) flags client limits rttime(4242) budget "
+	assert_string_equal(w.effects, "target read(100) flags explicit(4242)=1 client limits rttime(4242) budget "
 				       "rttime(4242)=200000/200000 rtkit(4242,100,20) spent(1,0) "
 				       GRANTED_RECORD);
 }
@@ -736,6 +745,19 @@ static void test_sandboxed_drop_keeps_the_flag(void **state)
 	assert_string_equal(w.effects, "target pending read(100) flags sandboxed call(OTHER|FLAG) record(+1,-4) settled");
 }
 
+/* ---- another process's thread --------------------------------------------------------------- */
+
+static void test_other_process_not_asked_by_a_person_is_eperm(void **state)
+{
+	(void)state;
+	w.where = RTSHIM_TARGET_OTHER;
+	w.self = false;
+	w.pid = 4242; /* a supervisor's worker */
+	assert_int_equal(setscheduler(FIFO, 10, -EPERM), EPERM);
+	/* no client, no RLIMIT_RTTIME of the worker touched, rtkit not asked */
+	assert_string_equal(w.effects, "target read(100) flags explicit(4242)=0");
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 int main(void)
 {
@@ -778,6 +800,7 @@ int main(void)
 		T(test_granted_report_reads_the_kernel_when_logging),
 		T(test_sandboxed_is_eperm_without_the_client),
 		T(test_sandboxed_drop_keeps_the_flag),
+		T(test_other_process_not_asked_by_a_person_is_eperm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
