@@ -49,7 +49,10 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 			[ "$(line "call change")" = "rc=0 err=OK" ]
 			case $how in
 			other) [ "$(line "kernel after")" = "OTHER|RESET 0" ] ;;
-			nice) [ "$(line "kernel after")" = "OTHER|RESET 0" ] && [ "$(line "nice after")" = 5 ] ;;
+			nice)
+				[ "$(line "kernel after")" = "OTHER|RESET 0" ]
+				[ "$(line "nice after")" = 5 ]
+				;;
 			batch) [ "$(line "kernel after")" = "BATCH|RESET 0" ] ;;
 			idle) [ "$(line "kernel after")" = "IDLE|RESET 0" ] ;;
 			esac
