@@ -46,6 +46,6 @@ static bool descendant(pid_t pid)
 
 bool rtshim_target_other_explicit(pid_t pid)
 {
-	const char *named = secure_getenv("RTSHIM_COMMAND_PID");
+	const char *named = secure_getenv("RTRUN_COMMAND_PID");
 	return named && atoi(named) == getpid() && !descendant(pid);
 }

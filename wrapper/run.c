@@ -215,7 +215,7 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	char me[24];
 	snprintf(me, sizeof me, "%d", (int)getpid());
 	if (r == 0)
-		r = set("RTSHIM_COMMAND_PID", me);
+		r = set("RTRUN_COMMAND_PID", me);
 	/* What the shim will read: the options set as RTSHIM_* variables, and what the environment
 	 * had. */
 	if (r < 0 || rtrun_options_config(o, &cfg) < 0)
