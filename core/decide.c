@@ -1,5 +1,6 @@
 /* decide.c — see decide.h.  The rules, numbered as in rtshim(7)'s RULES and test-decide.c:
- * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19 sched_setattr. */
+ * 1-10 scheduling requests, 11-14 nice levels, 15-18 thread creation, 19-20 sched_setattr,
+ * 21 seccomp sandboxes, 22 another process's threads. */
 #include "decide.h"
 
 #include <errno.h>
@@ -136,7 +137,8 @@ bool rtshim_refusal_holds(const struct rtshim_config *cfg, int64_t held_ms, int6
 	       (fallback == RTSHIM_NICE_OFF || held_nice_ms > 0);
 }
 
-/* Rules 1-4: the direct call, whose thread, the flag, a realtime request.  true: *d decided. */
+/* Rules 1-4, 22 and 21: the direct call, whose thread, the flag, a realtime request, another
+ * process's thread, a sandbox.  true: *d decided. */
 static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
 	const struct rtshim_config *c = f->cfg;
@@ -188,6 +190,18 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 			  : (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
 	p->cur_rt = rtshim_is_rt(f->cur_policy);
 
+	/* Rule 22: another process's thread would run without a guard (the guard lives in the
+	 * process that asks): only a person's explicit request (rtrun --pid, `rtrun chrt -p`) */
+	if (f->target == RTSHIM_TARGET_OTHER && !f->other_explicit) {
+		*d = done(EPERM, RTSHIM_WHY_OTHER_PROCESS, 0);
+		return true;
+	}
+	/* Rule 21: under a seccomp filter, the sockets and mappings a daemon client needs may be
+	 * what the filter kills or traps: no daemon, no nice fallback, the kernel's answer. */
+	if (f->sandboxed) {
+		*d = done(EPERM, RTSHIM_WHY_SANDBOXED, 0);
+		return true;
+	}
 	if (!f->limits.done && held_before_rtkit(f, p, d))
 		return true;
 	if (!f->limits.done) {
@@ -422,6 +436,18 @@ bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_fl
 	return true;
 }
 
+/* Rule 20: rule 3 for sched_setattr.  A thread that carries SCHED_RESET_ON_FORK keeps it: an
+ * attribute that omits SCHED_FLAG_RESET_ON_FORK (and sets a policy: KEEP_POLICY keeps the flag
+ * already) is retried with it, whatever its policy, nice level or priority. */
+bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags)
+{
+	if (err != EPERM || cur_policy < 0 || !(cur_policy & SCHED_RESET_ON_FORK) ||
+	    (attr_flags & (RTSHIM_ATTR_FLAG_RESET_ON_FORK | RTSHIM_ATTR_FLAG_KEEP_POLICY)))
+		return false;
+	*flags = attr_flags | RTSHIM_ATTR_FLAG_RESET_ON_FORK;
+	return true;
+}
+
 const char *rtshim_why_text(enum rtshim_why why)
 {
 	switch (why) {
@@ -443,6 +469,8 @@ const char *rtshim_why_text(enum rtshim_why why)
 	case RTSHIM_WHY_RTTIME_ZERO: return "RLIMIT_RTTIME is 0: a realtime thread would be killed at once";
 	case RTSHIM_WHY_RTTIME_UNSET: return "RLIMIT_RTTIME cannot be set";
 	case RTSHIM_WHY_REFUSED: return "rtkit did not grant realtime";
+	case RTSHIM_WHY_OTHER_PROCESS: return "a thread of another process: asked for only by the command rtrun runs (or rtrun --pid), never by a program about its own children";
+	case RTSHIM_WHY_SANDBOXED: return "the process runs under a seccomp filter (a sandbox): rtkit is not contacted";
 	}
 	return "?";
 }

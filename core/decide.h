@@ -72,6 +72,12 @@ struct rtshim_facts {
 
 	struct rtshim_step keeping_flag; /* RTSHIM_CALL_KEEPING_FLAG */
 
+	/* The calling process runs under a seccomp filter (os/seccomp.h): no daemon is contacted. */
+	bool sandboxed;
+	/* TARGET_OTHER: a person asked for that thread (rtrun --pid; the command rtrun runs, about
+	 * a process that is not its own descendant) */
+	bool other_explicit;
+
 	/* rtkit: its limits (RTSHIM_READ_LIMITS; -ELIBACC: the client cannot be loaded). */
 	struct rtshim_step limits;
 	struct rtkit_limits lim;
@@ -135,6 +141,8 @@ enum rtshim_why {
 	RTSHIM_WHY_RTTIME_ZERO,     /* RLIMIT_RTTIME is 0: an RT thread would be killed at once */
 	RTSHIM_WHY_RTTIME_UNSET,    /* RLIMIT_RTTIME cannot be set (why_err) */
 	RTSHIM_WHY_REFUSED,         /* rtkit said no (why_err) */
+	RTSHIM_WHY_SANDBOXED,       /* a seccomp filter is in force: no daemon contacted */
+	RTSHIM_WHY_OTHER_PROCESS,   /* another process's thread, not asked for by a person */
 };
 
 /* Whose SCHED_RESET_ON_FORK a thread carries once a request succeeded, for its record: the
@@ -265,6 +273,13 @@ bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, i
  * true when it is the sched_setscheduler request *policy (flags included).  Pure. */
 #define RTSHIM_ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
 bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy);
+
+/* Rule 20: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive errno), on a
+ * thread whose policy is `cur_policy` (flags included), not turned into sched_setscheduler by
+ * rule 19: true when it is retried with SCHED_FLAG_RESET_ON_FORK, *flags (rule 3 for
+ * sched_setattr: a drop, a nice level, a priority change).  Pure. */
+#define RTSHIM_ATTR_FLAG_KEEP_POLICY 0x08 /* SCHED_FLAG_KEEP_POLICY */
+bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags);
 
 /* One short phrase for `why` ("rtkit refused", "RLIMIT_RTTIME is 0", ...). */
 const char *rtshim_why_text(enum rtshim_why why);

@@ -67,6 +67,22 @@ int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
 	return 0;
 }
 
+int rtshim_proc_ppid(pid_t pid, pid_t *ppid)
+{
+	char path[64], buf[1024];
+	if (pid <= 0)
+		return -ESRCH;
+	rtshim_format(path, sizeof path, "/proc/%d/status", (int)pid);
+	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	long v = parse_field(buf, "\nPPid:");
+	if (v < 0)
+		return -EIO;
+	*ppid = (pid_t)v;
+	return 0;
+}
+
 int rtshim_proc_owner(pid_t pid, uid_t *uid)
 {
 	char path[64];

@@ -15,6 +15,9 @@ int rtshim_proc_is_own_thread(pid_t tid);
 /* Thread group (process) of any thread id, from /proc/TID/status.  0 or -errno. */
 int rtshim_proc_tgid(pid_t tid, pid_t *tgid);
 
+/* Parent of a process, from /proc/PID/status.  0 or -errno. */
+int rtshim_proc_ppid(pid_t pid, pid_t *ppid);
+
 /* Owner uid of /proc/PID (what rtkit checks).  0 or -errno. */
 int rtshim_proc_owner(pid_t pid, uid_t *uid);
 

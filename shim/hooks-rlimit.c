@@ -44,7 +44,7 @@ void rtshim_resolve_rlimit(void)
  * as the interposers: TSan's start-up asks for other limits before TSan can run code. */
 RTSHIM_UNINSTRUMENTED static bool guarded(pid_t pid, __rlimit_resource_t resource)
 {
-	return resource == RLIMIT_RTTIME && (pid == 0 || pid == getpid()) && rtshim_runaway_armed();
+	return resource == RLIMIT_RTTIME && (pid == 0 || pid == getpid()) && rtshim_runaway_guards_here();
 }
 
 /* 0 or -errno */

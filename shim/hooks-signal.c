@@ -29,7 +29,7 @@ __sighandler_t bsd_signal(int sig, __sighandler_t handler);
 /* The guard owns SIGXCPU's disposition: set it as glibc's wrapper would, through the guard. */
 static bool guarded(int sig)
 {
-	return sig == SIGXCPU && rtshim_runaway_armed();
+	return sig == SIGXCPU && rtshim_runaway_guards_here();
 }
 
 static __sighandler_t set_handler(__sighandler_t handler, int flags, bool mask_self)
@@ -187,7 +187,7 @@ long rtshim_syscall_sigaction(long number, long sig, long act_, long oact_, long
 {
 	const struct kernel_sigaction *act = (const struct kernel_sigaction *)(uintptr_t)act_;
 	struct kernel_sigaction *oact = (struct kernel_sigaction *)(uintptr_t)oact_;
-	if ((int)sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_armed()) {
+	if ((int)sig != SIGXCPU || size != sizeof act->mask || !rtshim_runaway_guards_here()) {
 		syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
 		return next ? next(number, sig, act, oact, size)
 			    : rtshim_raw_syscall(number, sig, act, oact, size);
@@ -244,7 +244,7 @@ long rtshim_syscall_sigmask(long number, long how, long set_, long old_, long si
 	const unsigned long *set = (const unsigned long *)(uintptr_t)set_;
 	unsigned long *old = (unsigned long *)(uintptr_t)old_;
 	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
-	bool guarded_mask = size == 8 && rtshim_runaway_armed(), old_bad = false;
+	bool guarded_mask = size == 8 && rtshim_runaway_guards_here(), old_bad = false;
 	sigset_t view, x;
 	if (guarded_mask && old) {
 		rtshim_runaway_sigmask(SIG_BLOCK, NULL, &view); /* the program's view before */

@@ -30,6 +30,14 @@ int rtshim_sched_setparam(pid_t pid, const struct sched_param *param) RTSHIM_HID
 int rtshim_sched_getscheduler(pid_t pid) RTSHIM_HIDDEN;
 int rtshim_sched_getparam(pid_t pid, struct sched_param *param) RTSHIM_HIDDEN;
 
+/* The next sched_setattr: libc's syscall(), or the system call until that is resolved. */
+static long next_setattr(long pid, const void *a, long flags)
+{
+	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
+	return next ? next(SYS_sched_setattr, pid, a, flags)
+		    : rtshim_raw_syscall(SYS_sched_setattr, pid, a, flags);
+}
+
 /* The largest struct sched_attr written back below (the kernel's is 56 bytes today; it checks
  * that bytes it does not know are zero). */
 #define ATTR_COPY_MAX 128
@@ -39,8 +47,7 @@ int rtshim_sched_getparam(pid_t pid, struct sched_param *param) RTSHIM_HIDDEN;
  * utilization clamp).  Made again with the kernel's policy, priority and reset-on-fork flag in
  * place of the reported ones: 0, or -1 with errno EPERM (not that case, or the kernel's own
  * errno). */
-static long write_back_as_kernel(syscall_fn *next, long pid, const struct sched_attr_head *a,
-				 long flags)
+static long write_back_as_kernel(long pid, const struct sched_attr_head *a, long flags)
 {
 	struct rtshim_hook h;
 	size_t size = a->size ? a->size : 48; /* 0: the first version's 48 bytes */
@@ -63,29 +70,60 @@ static long write_back_as_kernel(syscall_fn *next, long pid, const struct sched_
 		copy.head.priority = (uint32_t)now.sched_priority;
 		if (kernel & SCHED_RESET_ON_FORK)
 			copy.head.flags |= SCHED_FLAG_RESET_ON_FORK;
-		r = next(SYS_sched_setattr, pid, copy.bytes, flags);
+		r = next_setattr(pid, copy.bytes, flags);
 		err = r < 0 ? errno : 0;
 	}
 	rtshim_hook_leave(&h, err);
 	return r;
 }
 
-/* sched_setattr: made as asked; rule 19 (core/decide.c) says when the kernel's EPERM makes it
- * the sched_setscheduler request. */
+/* Rule 20: the attribute again, with SCHED_FLAG_RESET_ON_FORK, for a thread of this process that
+ * carries the flag; on success its record says the flag is the shim's (the readers hide it).
+ * -1 with errno EPERM when not retried (the kernel's answer stands). */
+static long keeping_flag(long pid, const struct sched_attr_head *a, long flags)
+{
+	struct rtshim_hook h;
+	pid_t tid, other;
+	uint64_t with_flag;
+	long r = -1;
+	size_t size = a->size ? a->size : 48; /* 0 is the kernel's VER0 */
+	if (size < sizeof *a || size > ATTR_COPY_MAX || !rtshim_hook_enter(&h))
+		goto refused;
+	enum rtshim_target where = rtshim_target_of_tid((pid_t)pid, &tid, &other);
+	int cur = where == RTSHIM_TARGET_SELF || where == RTSHIM_TARGET_OWN
+			  ? rtshim_real_sched_getscheduler()(tid) : -1;
+	if (rtshim_attr_keeps_flag(EPERM, a->flags, cur, &with_flag)) {
+		union { struct sched_attr_head head; unsigned char bytes[ATTR_COPY_MAX]; } copy;
+		__builtin_memcpy(copy.bytes, a, size);
+		copy.head.flags = with_flag;
+		r = next_setattr(pid, &copy, flags);
+		if (r == 0) {
+			struct rtshim_req req = { .kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .pid = (pid_t)pid,
+						  .policy = (int)a->policy };
+			rtshim_record_direct_flags(&req, RTSHIM_FLAG_SHIMS);
+		}
+	}
+	rtshim_hook_leave(&h, 0);
+	if (r == 0)
+		return 0;
+refused:
+	errno = EPERM;
+	return -1;
+}
+
+/* sched_setattr: made as asked; on the kernel's EPERM rule 19 (core/decide.c) makes a realtime
+ * one the sched_setscheduler request, rule 20 retries the others keeping the flag. */
 static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 {
-	syscall_fn *next = __atomic_load_n(&rtshim_syscall_next, __ATOMIC_ACQUIRE);
-	if (!next)
-		next = rtshim_raw_syscall;
-	long r = next(SYS_sched_setattr, pid, a, flags);
+	long r = next_setattr(pid, a, flags);
 	int policy;
 	/* only EPERM says the kernel could read the attribute (EFAULT: it is not there to read) */
 	if (r == 0 || errno != EPERM)
 		return r;
-	if (write_back_as_kernel(next, pid, a, flags) == 0)
+	if (write_back_as_kernel(pid, a, flags) == 0)
 		return 0;
 	if (!rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
-		return r;
+		return keeping_flag(pid, a, flags);
 	struct sched_param p = { .sched_priority = (int)a->priority };
 	return rtshim_sched_setscheduler((pid_t)pid, policy, &p);
 }

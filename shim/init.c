@@ -12,6 +12,7 @@
 #include "log.h"
 #include "own-stack.h"
 #include "runaway.h"
+#include "seccomp.h"
 #include "trace.h"
 #include "raw-rlimit.h"
 
@@ -46,7 +47,8 @@ void rtshim_prepare_for_new_thread(int prio)
 	resolve_all();
 	/* the client only where the direct call is bound to fail: root's programs never load it;
 	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
-	if (geteuid() != 0 && (rtshim_raw_prlimit(0, RLIMIT_RTPRIO, NULL, &rl) || rl.rlim_cur < (rlim_t)prio))
+	if (geteuid() != 0 && (rtshim_raw_prlimit(0, RLIMIT_RTPRIO, NULL, &rl) || rl.rlim_cur < (rlim_t)prio) &&
+	    !rtshim_seccomp_filtered() /* rule 21: no client in a sandbox */)
 		rtshim_own_stack_run(load_client_here, NULL);
 }
 

@@ -32,6 +32,7 @@
 #include "privileged.h"
 #include "real.h"
 #include "runaway.h"
+#include "seccomp.h"
 #include "settings.h"
 #include "target.h"
 #include "thread.h"
@@ -157,6 +158,8 @@ static const struct rtshim_request_ops production = {
 	.thread_flags = thread_flags,
 	.update_flags = update_flags,
 	.in_flight = in_flight,
+	.sandboxed = rtshim_seccomp_filtered,
+	.other_explicit = rtshim_target_other_explicit,
 	.client = rtshim_client_get,
 	.get_rttime = get_rttime,
 	.set_rttime = set_rttime,
@@ -188,6 +191,8 @@ static void gather_target(const struct rtshim_request_ops *ops, const struct rts
 	f->shim_flag = ops->thread_flags(r, t) & RTSHIM_TF_FLAG_ADDED;
 	/* the guard's SIGXCPU handler lives in this process */
 	f->guard_possible = t->pid == 0;
+	if (t->where == RTSHIM_TARGET_OTHER)
+		f->other_explicit = ops->other_explicit(t->pid);
 	/* the memo of refusals: a refusal heard a moment ago needs no client (budget.h) */
 	ops->budget_facts(f);
 }
@@ -382,6 +387,12 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		break;
 	case RTSHIM_WHY_NO_CLIENT:
 		return; /* said once by the loader */
+	case RTSHIM_WHY_OTHER_PROCESS:
+	case RTSHIM_WHY_SANDBOXED:
+		rtshim_log_once(RTSHIM_LOG_INFO, (int)d->why * 256,
+				"thread %d: %s/%d requested → %s: %s", tid, asked, prio,
+				rtshim_why_text(d->why), what_the_program_gets(r, f->cfg));
+		return;
 	default:
 		break;
 	}
@@ -450,6 +461,8 @@ static void begin_slow_path(const struct rtshim_request_ops *ops, const struct r
 	if (t->self)
 		ops->in_flight(t->self, true);
 	gather_target(ops, r, t, f);
+	/* before any work of the daemon client's (loading it, connecting) */
+	f->sandboxed = ops->sandboxed();
 }
 
 /* The decide-and-do loop (on the shim's own stack: own-stack.h).  The core's first step is

@@ -70,6 +70,10 @@ struct rtshim_request_ops {
 	void (*update_flags)(const struct rtshim_req *r, const struct rtshim_request_target *t,
 			     int set, int clear);
 	void (*in_flight)(struct rtshim_thread *self, bool begin);
+	/* the calling process runs under a seccomp filter (os/seccomp.h) */
+	bool (*sandboxed)(void);
+	/* a request about a thread of process `pid` (another one) is a person's (target.h) */
+	bool (*other_explicit)(pid_t pid);
 	/* the daemon client (its get_limits and make_realtime), loaded on first need; NULL: none */
 	const struct rtshim_client_v1 *(*client)(int timeout_ms);
 	/* RLIMIT_RTTIME of process `pid` (0: this one) */

@@ -49,6 +49,7 @@
 #include "raw-syscall.h" /* demote: never through the shim's own syscall() */
 #include "raw-time.h"
 #include "real.h"
+#include "thread.h"
 
 #ifndef SCHED_RESET_ON_FORK
 #define SCHED_RESET_ON_FORK 0x40000000
@@ -521,7 +522,7 @@ void rtshim_runaway_granted(pid_t tid)
 int rtshim_runaway_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	sigmask_fn *real = rtshim_runaway_real_sigmask();
-	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
+	if (!rtshim_runaway_guards_here())
 		return real(how, set, old);
 	sigset_t want, was;
 	bool in = false;
@@ -578,12 +579,19 @@ bool rtshim_runaway_armed(void)
 	return __atomic_load_n(&armed, __ATOMIC_ACQUIRE);
 }
 
+bool rtshim_runaway_guards_here(void)
+{
+	return rtshim_runaway_armed() && !rtshim_borrowed_memory();
+}
+
 int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *oldact)
 {
 	sigaction_fn *real = rtshim_runaway_real_sigaction();
 	struct sigaction prog, mine, k;
 	sigset_t old;
 	int r = 0;
+	if (rtshim_runaway_armed() && rtshim_borrowed_memory())
+		return real(SIGXCPU, act, oldact); /* a vfork child: the parent's records stay */
 	block_all(&old);
 	pthread_mutex_lock(&arm_lock);
 	if (!armed) {

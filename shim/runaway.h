@@ -72,6 +72,10 @@ void rtshim_runaway_exec_failed(const struct rtshim_exec_undo *undo);
 
 /* Has a grant armed the guard in this process (the handler is in place)? */
 bool rtshim_runaway_armed(void);
+/* ... and is this not a vfork child in the process's memory?  Such a child's dispositions, mask
+ * and limits are its own (the kernel copied them): its calls go straight to the kernel and leave
+ * the parent's records alone. */
+bool rtshim_runaway_guards_here(void);
 
 /* sigaction(SIGXCPU, act, oldact) for the program: once armed, `act` becomes the disposition the
  * guard chains (the guard's handler stays, with act's mask and flags) and `oldact` is the

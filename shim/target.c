@@ -1,5 +1,6 @@
 /* target.c — which thread a request about a TID is about: the caller, another thread of this
  * process, a thread of another process of this user (rtkit's WithPID), or none of ours. */
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -27,4 +28,24 @@ enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)
 		return RTSHIM_TARGET_OTHER;
 	}
 	return RTSHIM_TARGET_UNKNOWN;
+}
+
+/* Is `pid` a descendant of this process?  Its parents up to init (a bounded walk: a parent gone
+ * meanwhile ends it as "no"). */
+static bool descendant(pid_t pid)
+{
+	pid_t me = getpid();
+	for (int depth = 0; depth < 64 && pid > 1; depth++) {
+		if (rtshim_proc_ppid(pid, &pid) < 0)
+			return false;
+		if (pid == me)
+			return true;
+	}
+	return false;
+}
+
+bool rtshim_target_other_explicit(pid_t pid)
+{
+	const char *named = secure_getenv("RTRUN_COMMAND_PID");
+	return named && atoi(named) == getpid() && !descendant(pid);
 }

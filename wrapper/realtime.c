@@ -15,6 +15,7 @@
 #include "raw-syscall.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
+#include "seccomp.h"
 
 int rtrun_thread_sched(pid_t tid, int *policy, int *priority)
 {
@@ -75,6 +76,8 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 				if (rtrun_thread_sched(req->tid, &f.cur_policy, &f.cur_prio) < 0)
 					f.target = RTSHIM_TARGET_UNKNOWN;
 				f.guard_possible = req->guard_in_command;
+				f.sandboxed = rtshim_seccomp_filtered(); /* rtrun's own process */
+				f.other_explicit = true; /* rtrun --pid: a person named it */
 			}
 			continue;
 		case RTSHIM_CALL_KEEPING_FLAG:

@@ -210,6 +210,12 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	r = set("LD_PRELOAD", preload);
 	rtrun_log(RTRUN_INFO, "LD_PRELOAD=%s", preload);
 	free(preload);
+	/* the command a person named (exec keeps the PID): its requests about another process's
+	 * threads are theirs (rtshim(7) rule 22) */
+	char me[24];
+	snprintf(me, sizeof me, "%d", (int)getpid());
+	if (r == 0)
+		r = set("RTRUN_COMMAND_PID", me);
 	/* What the shim will read: the options set as RTSHIM_* variables, and what the environment
 	 * had. */
 	if (r < 0 || rtrun_options_config(o, &cfg) < 0)

@@ -305,18 +305,34 @@ assert_rttime_bounded() {
 	grep -q '^child-sees OTHER$' "$OUT"
 }
 
-@test "wine-style: a thread of another process of the same user (WithPID, prlimit)" {
+@test "wine-style: a program asking for a thread of its child process gets EPERM, as without the shim; rtkit not asked" {
 	probe_run --noshim wine-style 10
 	[ "$(call_of setscheduler-other-process)" = "rc=-1 err=EPERM" ]
 	probe_stop
 
+	local before target
+	before=$(rtkit_grants)
 	probe_run wine-style 10
-	local target
 	target=$(awk '/^target /{ print $2 }' "$OUT")
-	[ "$(call_of setscheduler-other-process)" = "rc=0 err=OK" ]
+	[ "$(call_of setscheduler-other-process)" = "rc=-1 err=EPERM" ]
+	[ "$(sched_of "$target")" = "SCHED_OTHER 0" ]
+	[ "$(hard_rttime "$target")" = unlimited ]
+	[ "$(rtkit_grants)" = "$before" ]
+}
+
+@test "the command rtrun runs, about another process of the user: its thread through rtkit (WithPID, prlimit)" {
+	local pidfile=$BATS_TEST_TMPDIR/target.pid target
+	as_user sh -c 'echo $$; exec sleep 60' >"$pidfile" 3>&- &
+	local bg=$!
+	wait_for_file "$pidfile"
+	target=$(cat "$pidfile")
+	run as_user "$RTRUN" --timeout 10000 "$PROBES/wine-style" 10 "$target" </dev/null
+	echo "$output"
+	grep -q '^call setscheduler-other-process rc=0 err=OK$' <<<"$output"
 	[ "$(sched_of "$target")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
 	assert_rttime_bounded "$target"
-	[ "$(hard_rttime "$PID")" = unlimited ]   # the caller's own limit untouched
+	kill "$target"
+	wait "$bg" || true
 }
 
 @test "wine-style: another user's process gets the real call's error, rtkit not asked" {

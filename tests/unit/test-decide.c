@@ -275,6 +275,7 @@ static void test_grant_with_bounded_rttime_and_guard(void **state)
 	assert_int_equal(rtshim_decide(&f).soft, 200000);
 	f = refused(RR, 10);
 	f.target = RTSHIM_TARGET_OTHER;
+	f.other_explicit = true;
 	f.guard_possible = false;
 	d = rtshim_decide(&f);
 	assert_false(d.arm_guard);
@@ -461,6 +462,7 @@ static void test_backoff(void **state)
 	assert_int_equal(d.why_err, -EBUSY);
 	/* another kind is not held */
 	f.target = RTSHIM_TARGET_OTHER;
+	f.other_explicit = true;
 	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
 
 	/* a raise that flaps: the same thread to the same priority */
@@ -643,6 +645,53 @@ static void test_setattr_as_setscheduler(void **state)
 	assert_int_equal(policy, -1);
 }
 
+/* Rules 21 and 22 */
+static void test_sandbox_and_other_process_ask_no_daemon(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 10);
+	f.sandboxed = true;
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.program_errno, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_SANDBOXED);
+	/* a drop keeping the flag needs no daemon: done in a sandbox too */
+	f = refused(OTHER, 0);
+	f.sandboxed = true;
+	f.cur_policy = RR | FLAG;
+	f.keeping_flag = (struct rtshim_step){ true, 0 };
+	assert_int_equal(rtshim_decide(&f).why, RTSHIM_WHY_KEPT_FLAG);
+	/* another process's thread: only when a person asked */
+	f = refused(FIFO, 10);
+	f.target = RTSHIM_TARGET_OTHER;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.program_errno, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_OTHER_PROCESS);
+	f.other_explicit = true;
+	assert_int_equal(rtshim_decide(&f).action, RTSHIM_ASK_RTKIT);
+}
+
+/* Rule 20 */
+static void test_setattr_keeps_the_flag(void **state)
+{
+	(void)state;
+	uint64_t flags = 0;
+	/* a drop, a drop with a nice level, a priority change: the flag ORed in, the rest kept */
+	assert_true(rtshim_attr_keeps_flag(EPERM, 0, RR | FLAG, &flags));
+	assert_int_equal(flags, RTSHIM_ATTR_FLAG_RESET_ON_FORK);
+	assert_true(rtshim_attr_keeps_flag(EPERM, 0x20 /* util clamp */, OTHER | FLAG, &flags));
+	assert_int_equal(flags, 0x20 | RTSHIM_ATTR_FLAG_RESET_ON_FORK);
+	flags = 7;
+	/* no flag on the thread, another error, the flag asked or kept by KEEP_POLICY already */
+	assert_false(rtshim_attr_keeps_flag(EPERM, 0, RR, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, 0, -1, &flags));
+	assert_false(rtshim_attr_keeps_flag(EINVAL, 0, RR | FLAG, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, RTSHIM_ATTR_FLAG_RESET_ON_FORK, RR | FLAG, &flags));
+	assert_false(rtshim_attr_keeps_flag(EPERM, RTSHIM_ATTR_FLAG_KEEP_POLICY, RR | FLAG, &flags));
+	assert_int_equal(flags, 7);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +721,8 @@ int main(void)
 		cmocka_unit_test(test_creation_strict),
 		cmocka_unit_test(test_creation_inherits),
 		cmocka_unit_test(test_setattr_as_setscheduler),
+		cmocka_unit_test(test_setattr_keeps_the_flag),
+		cmocka_unit_test(test_sandbox_and_other_process_ask_no_daemon),
 	};
 	return cmocka_run_group_tests_name("decide", tests, NULL, NULL);
 }

@@ -45,6 +45,8 @@ static struct world {
 	int call_err;  /* the real call again (keeping the flag) */
 	int lower_err; /* the lowering */
 	/* the client, rtkit's limits, RLIMIT_RTTIME */
+	bool sandboxed; /* a seccomp filter is in force */
+	bool explicit_other; /* a person asked for another process's thread */
 	bool no_client;
 	int limits_err;
 	struct rtkit_limits lim;
@@ -180,6 +182,20 @@ static const struct rtshim_client_v1 fake_client = {
 	.strerror = fake_strerror,
 };
 
+/* noted only when it says yes: every request asks, before any work of the client's */
+static bool fake_sandboxed(void)
+{
+	if (w.sandboxed)
+		effect("sandboxed");
+	return w.sandboxed;
+}
+
+static bool fake_other_explicit(pid_t pid)
+{
+	effect("explicit(%d)=%d", (int)pid, (int)w.explicit_other);
+	return w.explicit_other;
+}
+
 static const struct rtshim_client_v1 *fake_client_get(int timeout_ms)
 {
 	assert_int_equal(timeout_ms, cfg.timeout_ms);
@@ -278,6 +294,8 @@ static const struct rtshim_request_ops fake_ops = {
 	.thread_flags = fake_thread_flags,
 	.update_flags = fake_update_flags,
 	.in_flight = fake_in_flight,
+	.sandboxed = fake_sandboxed,
+	.other_explicit = fake_other_explicit,
 	.client = fake_client_get,
 	.get_rttime = fake_get_rttime,
 	.set_rttime = fake_set_rttime,
@@ -541,9 +559,10 @@ static void test_other_process_gets_no_guard(void **state)
 	w.where = RTSHIM_TARGET_OTHER;
 	w.self = false;
 	w.pid = 4242;
+	w.explicit_other = true; /* `rtrun chrt -p` */
 	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
 	/* WithPID's budget (1), its process's RLIMIT_RTTIME, no SIGXCPU handler of ours there */
-	assert_string_equal(w.effects, "target read(100) flags budget client limits rttime(4242) "
+	assert_string_equal(w.effects, "target read(100) flags explicit(4242)=1 budget client limits rttime(4242) "
 				       "rttime(4242)=200000/200000 rtkit(4242,100,20) spent(1,0) "
 				       GRANTED_RECORD);
 }
@@ -827,6 +846,44 @@ static void test_granted_report_reads_the_kernel_when_logging(void **state)
 	assert_string_equal(w.effects, ASKED " spent(0,0) " GRANTED_RECORD " read(100) settled");
 }
 
+/* ---- a seccomp sandbox ---------------------------------------------------------------------- */
+
+static void test_sandboxed_is_eperm_without_the_client(void **state)
+{
+	(void)state;
+	w.sandboxed = true;
+	cfg.nice_fallback = RTSHIM_NICE_ALWAYS;
+	assert_int_equal(setscheduler(FIFO, 20, -EPERM), EPERM);
+	/* no client loaded, no limits, no nice level: the filter may kill what they do */
+	assert_string_equal(w.effects, "target pending read(100) flags budget sandboxed settled");
+	assert_int_equal(granted, 0);
+}
+
+static void test_sandboxed_drop_keeps_the_flag(void **state)
+{
+	(void)state;
+	w.sandboxed = true;
+	w.policy = RR | FLAG; /* granted before the filter */
+	w.prio = 20;
+	w.flags = RTSHIM_TF_FLAG_ADDED;
+	assert_int_equal(setscheduler(OTHER, 0, -EPERM), 0);
+	assert_string_equal(w.effects, "target pending read(100) flags budget sandboxed call(OTHER|FLAG) read(100) "
+				       "record(+1,-4,asked 0 got 20) slot-freed settled");
+}
+
+/* ---- another process's thread --------------------------------------------------------------- */
+
+static void test_other_process_not_asked_by_a_person_is_eperm(void **state)
+{
+	(void)state;
+	w.where = RTSHIM_TARGET_OTHER;
+	w.self = false;
+	w.pid = 4242; /* a supervisor's worker */
+	assert_int_equal(setscheduler(FIFO, 10, -EPERM), EPERM);
+	/* no client, no RLIMIT_RTTIME of the worker touched, rtkit not asked */
+	assert_string_equal(w.effects, "target read(100) flags explicit(4242)=0 budget");
+}
+
 #define T(name) cmocka_unit_test_setup(name, setup)
 int main(void)
 {
@@ -871,6 +928,9 @@ int main(void)
 		T(test_priority_only_on_a_non_realtime_thread_is_eperm),
 		T(test_priority_only_on_a_realtime_thread_raises),
 		T(test_granted_report_reads_the_kernel_when_logging),
+		T(test_sandboxed_is_eperm_without_the_client),
+		T(test_sandboxed_drop_keeps_the_flag),
+		T(test_other_process_not_asked_by_a_person_is_eperm),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
