@@ -45,7 +45,5 @@ void rtshim_resolve_syscall(void);
 void rtshim_resolve_signal(void);
 void rtshim_resolve_rlimit(void);
 void rtshim_resolve_exec(void);
-/* init.c: resolve and load, in the creating thread, all that a new thread's promotion needs. */
-void rtshim_prepare_for_new_thread(int prio);
 
 #endif

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "client-loader.h"
+#include "client.h"
 #include "decide.h"
 #include "log.h"
 #include "nice.h"
