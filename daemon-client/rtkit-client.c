@@ -27,7 +27,7 @@
 #define PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
 
 /* How long a silent daemon is left alone before a call is sent to it again. */
-#define SILENT_REASK_MS 2000
+#define SILENT_REASK_MS 1000
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
 /* when the last call timed out (0: the daemon answers) */
