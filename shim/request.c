@@ -186,7 +186,7 @@ static void gather_target(const struct rtshim_request_ops *ops, const struct rts
 	f->guard_possible = t->pid == 0;
 }
 
-/* rtkit's limits (loading the client on first need), RLIMIT_RTTIME and the budget. */
+/* rtkit's limits, RLIMIT_RTTIME and the budget. */
 static const struct rtshim_client_v1 *read_limits(const struct rtshim_request_ops *ops,
 						  const struct rtshim_request_target *t,
 						  struct rtshim_facts *f)

@@ -70,7 +70,7 @@ struct rtshim_request_ops {
 	void (*update_flags)(const struct rtshim_req *r, const struct rtshim_request_target *t,
 			     int set, int clear);
 	void (*in_flight)(struct rtshim_thread *self, bool begin);
-	/* the daemon client (its get_limits and make_realtime), loaded on first need; NULL: none */
+	/* the daemon client (its get_limits and make_realtime); NULL: none */
 	const struct rtshim_client_v1 *(*client)(int timeout_ms);
 	/* RLIMIT_RTTIME of process `pid` (0: this one) */
 	int (*get_rttime)(pid_t pid, rlim_t *soft, rlim_t *hard);
