@@ -240,7 +240,8 @@ $(B)/bench/%: bench/%.c
 # them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
 # clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
 # would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
-# Not the client: it needs the target's libdbus-1-dev.
+# The shim carries its D-Bus client; not librtshim-client.so (--check's doctor): it needs the
+# target's libdbus-1-dev.
 CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
