@@ -2,9 +2,10 @@
  * API call opens its own connection, asks, and closes it before returning.  No allocation, no
  * lock, no fork handler, nothing kept between calls but the limits (read once per process) and
  * two stamps, each one atomic word:
- * - A silent daemon: once a call timed out, later calls fail at once (-ETIMEDOUT) instead of each
- *   waiting the whole timeout again, until SILENT_REASK_MS passed; then one call asks again
- *   (with the usual bound) while the others still fail at once, and its answer ends the silence.
+ * - A silent daemon: once a call timed out, later calls do not each wait the whole timeout
+ *   again.  For SILENT_QUIET_MS they fail at once (-ETIMEDOUT); then one call at a time asks,
+ *   bounded by SILENT_PROBE_MS, while the others still fail at once.  An answer ends the
+ *   silence (the daemon resumed: the next call is served); no answer starts it again.
  * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the first
  *   call that names one asks the bus for our PID (GetConnectionUnixProcessID); another PID than
  *   getpid() means another namespace (-EXDEV, nothing sent).  Kept with the PID it was read for:
@@ -26,12 +27,15 @@
 #define BUS_PATH "/org/freedesktop/DBus"
 #define PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
 
-/* How long a silent daemon is left alone before a call is sent to it again. */
-#define SILENT_REASK_MS 1000
+/* How long a silent daemon is left alone after a call timed out, and how long a call then waits
+ * for it. */
+#define SILENT_QUIET_MS 100
+#define SILENT_PROBE_MS 100
 
 static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
-/* when the last call timed out (0: the daemon answers) */
+/* when the last call timed out (0: the daemon answers); 1 while a call asks a silent daemon */
 static int64_t silent_since_ns;
+static int probing;
 /* (pid << 1) | another namespace, for process pid; 0: not known */
 static int64_t pid_namespace;
 /* published by limits_cached (release) after the three values */
@@ -48,20 +52,23 @@ void rtkit_set_timeout_ms(int ms)
 void rtshim_conn_forget_silence(void)
 {
 	__atomic_store_n(&silent_since_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&probing, 0, __ATOMIC_RELAXED);
 }
 
-/* Must this call fail at once (the daemon is silent)?  Past SILENT_REASK_MS the first caller
- * takes the stamp and asks; the others stay silent while it does. */
-static bool silent(void)
+enum silence { ASK, FAIL_AT_ONCE, ASK_SILENT };
+
+/* What this call does about a silent daemon: ask as usual (it answers), fail at once, or ask it
+ * with the short bound, as the one call that does. */
+static enum silence silence(void)
 {
 	int64_t since = __atomic_load_n(&silent_since_ns, __ATOMIC_RELAXED);
 	if (!since)
-		return false;
-	int64_t now = rtshim_raw_now_ns();
-	if (now - since < (int64_t)SILENT_REASK_MS * 1000000)
-		return true;
-	return !__atomic_compare_exchange_n(&silent_since_ns, &since, now, false, __ATOMIC_RELAXED,
-					    __ATOMIC_RELAXED);
+		return ASK;
+	if (rtshim_raw_now_ns() - since < (int64_t)SILENT_QUIET_MS * 1000000)
+		return FAIL_AT_ONCE;
+	int idle = 0;
+	return __atomic_compare_exchange_n(&probing, &idle, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED) ? ASK_SILENT : FAIL_AT_ONCE;
 }
 
 /* One API call's connection. */
@@ -71,6 +78,7 @@ struct session {
 	int64_t deadline;
 	int cancel_state;
 	bool asked;            /* the bus was asked (not failed at once for a silent daemon) */
+	bool probe;            /* ... as the one call that asks a silent daemon */
 };
 
 /* Connected (the authentication and Hello queued): 0, or the error, with nothing open.  A thread
@@ -84,11 +92,15 @@ static int begin(struct session *s)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel_state);
 	s->conn.fd = -1;
 	s->backend = rtshim_backend();
-	s->deadline = rtshim_raw_now_ns() +
-		      (int64_t)__atomic_load_n(&timeout_ms, __ATOMIC_RELAXED) * 1000000;
-	s->asked = !silent();
+	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	enum silence what = silence();
+	s->asked = what != FAIL_AT_ONCE;
+	s->probe = what == ASK_SILENT;
 	if (!s->asked)
 		return -ETIMEDOUT;
+	if (s->probe && ms > SILENT_PROBE_MS)
+		ms = SILENT_PROBE_MS;
+	s->deadline = rtshim_raw_now_ns() + (int64_t)ms * 1000000;
 	/* the system bus (rtkit), or in a sandbox the session bus (the Realtime portal) */
 	if (rtshim_backend_address(s->backend, address, sizeof address) < 0)
 		r = -ENOTCONN;
@@ -105,6 +117,8 @@ static int end(struct session *s, int r)
 	if (s->asked)
 		__atomic_store_n(&silent_since_ns, r == -ETIMEDOUT ? rtshim_raw_now_ns() : 0,
 				 __ATOMIC_RELAXED);
+	if (s->probe)
+		__atomic_store_n(&probing, 0, __ATOMIC_RELEASE);
 	pthread_setcancelstate(s->cancel_state, NULL);
 	errno = saved;
 	return r;

@@ -145,8 +145,8 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	OUT=$first_out ERR=$first_err SP=$first_sp
 	exec 8>&9 9>&-
 
-	# served again, same process, once rtkit answers (a silent daemon is asked again 1 s
-	# after the timeout; until then a request fails at once)
+	# served again, same process, once rtkit answers (a silent daemon is asked by one request
+	# at a time with a short bound, from 100 ms after the timeout)
 	tb_resume_rtkit
 	local i
 	for ((i = 0; i < 50; i++)); do
