@@ -71,7 +71,8 @@ RTRUN     := $(B)/bin/rtrun
 #                   another folder
 #   kernel/         the raw system calls (raw-syscall.S) and, on them, the clock and the waits every
 #                   bound uses (raw-time.h): what no other preload can wrap
-#   daemon-client/  librtshim-client.so (libdbus-1); its sandbox rule is linked into rtrun too
+#   daemon-client/  the request client (wire-*.c, rtkit-client.c: libc only), linked into the
+#                   shim and rtrun; librtshim-client.so, rtrun --check's doctor (libdbus-1)
 #   os/             what touches the system and both the shim and rtrun link: /proc readers,
 #                   loading the client (dlopen)
 #   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers and init.c the constructor;
@@ -79,11 +80,16 @@ RTRUN     := $(B)/bin/rtrun
 # Every .c in tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes;
 # every tests/unit/test-*.c a cmocka test.
 KERNEL_SRC := $(wildcard kernel/*.S)
-CLIENT_SRC := $(wildcard daemon-client/*.c) $(KERNEL_SRC)
+# the request client (D-Bus on its own sockets, libc only): linked into the shim and rtrun
+WIRE_SRC   := $(wildcard daemon-client/wire-*.c) daemon-client/rtkit-client.c \
+  daemon-client/errors.c daemon-client/portal.c daemon-client/sandbox.c
+# librtshim-client.so: rtrun --check's doctor (libdbus-1)
+CLIENT_SRC := daemon-client/doctor.c daemon-client/bus-libdbus.c daemon-client/errors.c \
+  $(KERNEL_SRC)
 CORE_SRC   := $(wildcard core/*.c)
 OS_SRC     := $(wildcard os/*.c) $(KERNEL_SRC)
-SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(wildcard shim/*.c shim/*.S)
-SHIM_PURE  := $(CORE_SRC) $(OS_SRC) \
+SHIM_SRC   := $(CORE_SRC) $(OS_SRC) $(WIRE_SRC) $(wildcard shim/*.c shim/*.S)
+SHIM_PURE  := $(CORE_SRC) $(OS_SRC) $(WIRE_SRC) \
   $(filter-out shim/hooks-% shim/init.c,$(wildcard shim/*.c shim/*.S))
 WRAPPER_SRC := $(wildcard wrapper/*.c)
 PROBE_SRC  := $(filter-out tests/probes/lib%.c,$(wildcard tests/probes/*.c))
@@ -92,6 +98,7 @@ UNIT_SRC   := $(wildcard tests/unit/test-*.c)
 
 obj = $(patsubst %,$(B)/obj/$(MULTIARCH)/%.o,$(basename $(1)))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
+WIRE_OBJ   := $(call obj,$(WIRE_SRC) $(KERNEL_SRC))
 CORE_OBJ   := $(call obj,$(CORE_SRC))
 OS_OBJ     := $(call obj,$(OS_SRC))
 SHIM_OBJ   := $(call obj,$(SHIM_SRC))
@@ -182,10 +189,10 @@ $(CLIENT): $(CLIENT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -shared $(SAN) $(LDFLAGS) -Wl,-z,now -Wl,-z,relro -Wl,--no-undefined -o $@ $(CLIENT_OBJ) $(DBUS_LIBS)
 
-# rtrun links libc alone (starting a command must not load libdbus-1 and what it pulls in):
-# what talks to the bus dlopens $(CLIENT) from beside the shim (wrapper/client.c); the client's
-# sandbox rule is linked in (libc only).
-$(RTRUN): $(WRAPPER_OBJ) $(CORE_OBJ) $(OS_OBJ) $(call obj,daemon-client/sandbox.c)
+# rtrun links libc alone (starting a command must not load libdbus-1 and what it pulls in): the
+# request client is linked in, and --check's doctor dlopens $(CLIENT) from beside the shim
+# (wrapper/client.c).
+$(RTRUN): $(WRAPPER_OBJ) $(CORE_OBJ) $(OS_OBJ) $(call obj,$(WIRE_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(SAN) $(LDFLAGS) -o $@ $^
 
@@ -198,14 +205,13 @@ $(TESTOUT)/probes/%: tests/probes/%.c $(PROBELIBS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
-# rtkit-call drives the daemon client directly: linked with the client's objects, so it runs
-# from any copy of the build tree (no rpath to a library).
-$(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(CLIENT_OBJ)
+# rtkit-call drives the request client directly: linked with its objects, so it runs from any
+# copy of the build tree (no rpath to a library).
+$(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(WIRE_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< $(CLIENT_OBJ) $(DBUS_LIBS) \
-	  -pthread -ldl
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< $(WIRE_OBJ) -pthread -ldl
 
-$(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
+$(TESTOUT)/unit/%: tests/unit/%.c $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ))
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Ikernel -Ios -Ishim -Idaemon-client $(DBUS_CFLAGS) -o $@ $< \
 	  $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ)) $(UNIT_LINKS_$*) $(CMOCKA_LIBS) $(DBUS_LIBS) -pthread
@@ -219,6 +225,9 @@ $(TESTOUT)/unit/%: tests/unit/%.c $(SHIM_PURE_OBJ) $(CLIENT_OBJ)
 $(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c $(wildcard core/*.h shim/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -o $@ $(filter %.c,$^)
+$(TESTOUT)/fuzz/fuzz-wire: tests/fuzz/fuzz-wire.c daemon-client/wire-message.c daemon-client/wire-message.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Idaemon-client -o $@ $(filter %.c,$^)
 
 # Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
 # never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.
@@ -231,7 +240,8 @@ $(B)/bench/%: bench/%.c
 # them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
 # clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
 # would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
-# Not the client: it needs the target's libdbus-1-dev.
+# The shim carries its D-Bus client; not librtshim-client.so (--check's doctor): it needs the
+# target's libdbus-1-dev.
 CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16

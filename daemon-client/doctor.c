@@ -1,8 +1,7 @@
 /* doctor.c — the D-Bus questions only `rtrun --check` asks: does the system bus answer, is
  * rtkit on it (or activatable), and would polkit authorize rtkit's action for this process?
- * One private connection of its own, closed before returning, independent of the client's
- * shared connection but made and used by the same machinery (connection.c: every wait bounded,
- * a hung bus included) and with the same error map (errors.c).  Each step (connecting with its
+ * One private libdbus connection of its own, closed before returning (bus-libdbus.c: every
+ * wait bounded, a hung bus included), with the client's error map (errors.c).  Each step (connecting with its
  * Hello, and each call) gets `timeout_ms`.
  * Exported only as the table rtshim_doctor_v1 (rtkit-client.h). */
 #include <dbus/dbus.h>
@@ -12,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus-libdbus.h"
 #include "client-internal.h"
 #include "rtkit-client.h"
 

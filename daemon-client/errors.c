@@ -1,6 +1,7 @@
 /* errors.c — D-Bus error replies → negative errno, and one-line explanations.
  *
- * Pure functions: no bus, no state. rtkit 0.13 sends EPERM/EACCES/EBUSY as AccessDenied and
+ * Pure functions: no bus, no state, no libdbus (the error names are the specification's).
+ * rtkit 0.13 sends EPERM/EACCES/EBUSY as AccessDenied and
  * everything else (but ENOMEM) as Failed, with strerror() as the message, so the message is
  * the only way to tell EBUSY from EPERM and EINVAL from ENOENT.
  */
@@ -9,6 +10,8 @@
 
 #include "client-internal.h"
 #include "rtkit-client.h"
+
+#define BUS_ERROR(name) "org.freedesktop.DBus.Error." name
 
 static int name_is(const char *name, const char *what)
 {
@@ -25,11 +28,11 @@ int rtshim_errno_from_dbus_error(const char *name, const char *message)
 	if (!name || !*name)
 		return -EIO;
 
-	if (name_is(name, DBUS_ERROR_ACCESS_DENIED) ||
-	    name_is(name, DBUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED))
+	if (name_is(name, BUS_ERROR("AccessDenied")) ||
+	    name_is(name, BUS_ERROR("InteractiveAuthorizationRequired")))
 		return message_has(message, "busy") ? -EBUSY : -EPERM;
 
-	if (name_is(name, DBUS_ERROR_FAILED)) {
+	if (name_is(name, BUS_ERROR("Failed"))) {
 		if (message_has(message, "Invalid argument"))
 			return -EINVAL;
 		if (message_has(message, "No such file or directory") ||
@@ -40,37 +43,37 @@ int rtshim_errno_from_dbus_error(const char *name, const char *message)
 		return -EIO;
 	}
 
-	if (name_is(name, DBUS_ERROR_INVALID_ARGS))
+	if (name_is(name, BUS_ERROR("InvalidArgs")))
 		return -EINVAL;
 
 	/* the Realtime portal's own refusals (its forwarding of rtkit's errors keeps their names) */
 	if (name_is(name, "org.freedesktop.portal.Error.NotAllowed"))
 		return -EPERM;
 	if (name_is(name, "org.freedesktop.portal.Error.Failed"))
-		return rtshim_errno_from_dbus_error(DBUS_ERROR_FAILED, message);
+		return rtshim_errno_from_dbus_error(BUS_ERROR("Failed"), message);
 
-	if (name_is(name, DBUS_ERROR_NO_MEMORY))
+	if (name_is(name, BUS_ERROR("NoMemory")))
 		return -ENOMEM;
 
 	/* The bus says this when the daemon left the bus during our call: it is gone, not hung. */
-	if (name_is(name, DBUS_ERROR_NO_REPLY) && message_has(message, "disconnected"))
+	if (name_is(name, BUS_ERROR("NoReply")) && message_has(message, "disconnected"))
 		return -ENOTCONN;
 
-	if (name_is(name, DBUS_ERROR_NO_REPLY) || name_is(name, DBUS_ERROR_TIMEOUT) ||
-	    name_is(name, DBUS_ERROR_TIMED_OUT))
+	if (name_is(name, BUS_ERROR("NoReply")) || name_is(name, BUS_ERROR("Timeout")) ||
+	    name_is(name, BUS_ERROR("TimedOut")))
 		return -ETIMEDOUT;
 
-	if (name_is(name, DBUS_ERROR_SERVICE_UNKNOWN) || name_is(name, DBUS_ERROR_NAME_HAS_NO_OWNER) ||
-	    name_is(name, DBUS_ERROR_NO_SERVER) || name_is(name, DBUS_ERROR_DISCONNECTED) ||
-	    name_is(name, DBUS_ERROR_FILE_NOT_FOUND) || name_is(name, DBUS_ERROR_NO_NETWORK) ||
-	    name_is(name, DBUS_ERROR_BAD_ADDRESS) || name_is(name, DBUS_ERROR_AUTH_FAILED) ||
+	if (name_is(name, BUS_ERROR("ServiceUnknown")) || name_is(name, BUS_ERROR("NameHasNoOwner")) ||
+	    name_is(name, BUS_ERROR("NoServer")) || name_is(name, BUS_ERROR("Disconnected")) ||
+	    name_is(name, BUS_ERROR("FileNotFound")) || name_is(name, BUS_ERROR("NoNetwork")) ||
+	    name_is(name, BUS_ERROR("BadAddress")) || name_is(name, BUS_ERROR("AuthFailed")) ||
 	    strncmp(name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0)
 		return -ENOTCONN;
 
-	if (name_is(name, DBUS_ERROR_UNKNOWN_METHOD) || name_is(name, DBUS_ERROR_UNKNOWN_OBJECT) ||
-	    name_is(name, DBUS_ERROR_UNKNOWN_INTERFACE) || name_is(name, DBUS_ERROR_UNKNOWN_PROPERTY) ||
-	    name_is(name, DBUS_ERROR_INVALID_SIGNATURE) ||
-	    name_is(name, DBUS_ERROR_INCONSISTENT_MESSAGE))
+	if (name_is(name, BUS_ERROR("UnknownMethod")) || name_is(name, BUS_ERROR("UnknownObject")) ||
+	    name_is(name, BUS_ERROR("UnknownInterface")) || name_is(name, BUS_ERROR("UnknownProperty")) ||
+	    name_is(name, BUS_ERROR("InvalidSignature")) ||
+	    name_is(name, BUS_ERROR("InconsistentMessage")))
 		return -EPROTO;
 
 	return -EIO;

@@ -9,7 +9,6 @@
  * nothing outside), and on the host the portal is never used (it has broken callers there).
  * Decided once per process; there is no fallback from one to the other.
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,7 @@ static const struct rtshim_backend portal_backend = {
 	.interface = PORTAL_REALTIME_INTERFACE,
 };
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* decided once per process; two threads deciding at once decide the same */
 static const struct rtshim_backend *chosen;
 
 int rtshim_in_sandbox(void)
@@ -40,20 +39,14 @@ int rtshim_in_sandbox(void)
 	return rtshim_sandbox_detect(secure_getenv) != RTSHIM_SANDBOX_NONE;
 }
 
-static void choose(void)
-{
-	chosen = rtshim_in_sandbox() ? &portal_backend : &rtkit_backend;
-}
-
 const struct rtshim_backend *rtshim_backend(void)
 {
-	int old;
-
-	/* a thread cancelled inside pthread_once would leave it to be run again */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	pthread_once(&once, choose);
-	pthread_setcancelstate(old, NULL);
-	return chosen;
+	const struct rtshim_backend *b = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+	if (!b) {
+		b = rtshim_in_sandbox() ? &portal_backend : &rtkit_backend;
+		__atomic_store_n(&chosen, b, __ATOMIC_RELAXED);
+	}
+	return b;
 }
 
 int rtshim_backend_address(const struct rtshim_backend *b, char *buf, size_t size)

@@ -1,196 +1,288 @@
-/* rtkit-client.c — rtkit's methods and properties, and the exported API.
- *
- * Properties through org.freedesktop.DBus.Properties.Get (rtkit 0.13 has no GetAll), each
- * value accepted as int32 or int64; the three are read once per process and cached.
- * Every libdbus call (messages included: libdbus has global locks of its own) runs under the
- * connection lock, so a fork never happens while this library is inside libdbus.
+/* rtkit-client.c — rtkit's methods and properties, and the exported API, on wire-bus.h: each
+ * API call opens its own connection, asks, and closes it before returning.  No allocation, no
+ * lock, no fork handler, nothing kept between calls but the limits (read once per process) and
+ * two stamps, each one atomic word:
+ * - A silent daemon: once a call timed out, later calls do not each wait the whole timeout
+ *   again.  For SILENT_QUIET_MS they fail at once (-ETIMEDOUT); then one call at a time asks,
+ *   bounded by SILENT_PROBE_MS, while the others still fail at once.  An answer ends the
+ *   silence (the daemon resumed: the next call is served); no answer starts it again.
+ * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the first
+ *   call that names one asks the bus for our PID (GetConnectionUnixProcessID); another PID than
+ *   getpid() means another namespace (-EXDEV, nothing sent).  Kept with the PID it was read for:
+ *   a child in a new PID namespace (or any child) asks again.
+ * Properties through org.freedesktop.DBus.Properties.Get (rtkit 0.13 has no GetAll), each value
+ * accepted as int32 or int64.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
 
 #include "client-internal.h"
+#include "raw-time.h"
 #include "rtkit-client.h"
+#include "wire-bus.h"
 
-/* Written once under the connection lock, then published by limits_cached. */
-static struct rtkit_limits limits_cache;
+#define BUS_NAME "org.freedesktop.DBus"
+#define BUS_PATH "/org/freedesktop/DBus"
+#define PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
+
+/* How long a silent daemon is left alone after a call timed out, and how long a call then waits
+ * for it. */
+#define SILENT_QUIET_MS 100
+#define SILENT_PROBE_MS 100
+
+static int timeout_ms = RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS;
+/* when the last call timed out (0: the daemon answers); 1 while a call asks a silent daemon */
+static int64_t silent_since_ns;
+static int probing;
+/* (pid << 1) | another namespace, for process pid; 0: not known */
+static int64_t pid_namespace;
+/* published by limits_cached (release) after the three values */
+static int32_t cached_prio, cached_nice;
+static int64_t cached_rttime;
 static int limits_cached;
 
-/* With the lock held: the value of one of rtkit's integer properties. */
-static int get_property_locked(const char *property, const struct timespec *deadline,
-			       int64_t *out)
+void rtkit_set_timeout_ms(int ms)
 {
-	const struct rtshim_backend *b = rtshim_backend();
-	const char *interface = b->interface;
-	DBusMessage *m, *reply = NULL;
-	DBusMessageIter it, variant;
+	__atomic_store_n(&timeout_ms, ms > 0 ? ms : RTSHIM_CLIENT_DEFAULT_TIMEOUT_MS,
+			 __ATOMIC_RELAXED);
+}
+
+void rtshim_conn_forget_silence(void)
+{
+	__atomic_store_n(&silent_since_ns, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&probing, 0, __ATOMIC_RELAXED);
+}
+
+enum silence { ASK, FAIL_AT_ONCE, ASK_SILENT };
+
+/* What this call does about a silent daemon: ask as usual (it answers), fail at once, or ask it
+ * with the short bound, as the one call that does. */
+static enum silence silence(void)
+{
+	int64_t since = __atomic_load_n(&silent_since_ns, __ATOMIC_RELAXED);
+	if (!since)
+		return ASK;
+	if (rtshim_raw_now_ns() - since < (int64_t)SILENT_QUIET_MS * 1000000)
+		return FAIL_AT_ONCE;
+	int idle = 0;
+	return __atomic_compare_exchange_n(&probing, &idle, 1, false, __ATOMIC_ACQUIRE,
+					   __ATOMIC_RELAXED) ? ASK_SILENT : FAIL_AT_ONCE;
+}
+
+/* One API call's connection. */
+struct session {
+	struct rtshim_wire_conn conn;
+	const struct rtshim_backend *backend;
+	int64_t deadline;
+	int cancel_state;
+	bool asked;            /* the bus was asked (not failed at once for a silent daemon) */
+	bool probe;            /* ... as the one call that asks a silent daemon */
+};
+
+/* Connected (the authentication and Hello queued): 0, or the error, with nothing open.  A thread
+ * is never cancelled inside a call (send, recv and close are cancellation points): its state is
+ * restored by end(). */
+static int begin(struct session *s)
+{
+	char address[512];
 	int r;
 
-	m = dbus_message_new_method_call(b->service, b->path, DBUS_INTERFACE_PROPERTIES, "Get");
-	if (!m)
-		return -ENOMEM;
-	if (!dbus_message_append_args(m, DBUS_TYPE_STRING, &interface, DBUS_TYPE_STRING, &property,
-				      DBUS_TYPE_INVALID)) {
-		dbus_message_unref(m);
-		return -ENOMEM;
-	}
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &s->cancel_state);
+	s->conn.fd = -1;
+	s->backend = rtshim_backend();
+	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
+	enum silence what = silence();
+	s->asked = what != FAIL_AT_ONCE;
+	s->probe = what == ASK_SILENT;
+	if (!s->asked)
+		return -ETIMEDOUT;
+	if (s->probe && ms > SILENT_PROBE_MS)
+		ms = SILENT_PROBE_MS;
+	s->deadline = rtshim_raw_now_ns() + (int64_t)ms * 1000000;
+	/* the system bus (rtkit), or in a sandbox the session bus (the Realtime portal) */
+	if (rtshim_backend_address(s->backend, address, sizeof address) < 0)
+		r = -ENOTCONN;
+	else
+		r = rtshim_wire_open(&s->conn, address, s->deadline);
+	return r;
+}
 
-	r = rtshim_conn_call_locked(m, deadline, &reply);
-	dbus_message_unref(m);
+/* Close, note whether the daemon answered (when it was asked), and return r. */
+static int end(struct session *s, int r)
+{
+	int saved = errno;
+	rtshim_wire_close(&s->conn);
+	if (s->asked)
+		__atomic_store_n(&silent_since_ns, r == -ETIMEDOUT ? rtshim_raw_now_ns() : 0,
+				 __ATOMIC_RELAXED);
+	if (s->probe)
+		__atomic_store_n(&probing, 0, __ATOMIC_RELEASE);
+	pthread_setcancelstate(s->cancel_state, NULL);
+	errno = saved;
+	return r;
+}
+
+/* The reply to `serial`: 0 and a method return in *m, or the error (an error reply mapped with
+ * `map`). */
+static int reply(struct session *s, uint32_t serial, struct rtshim_wire_msg *m,
+		 int (*map)(const char *, const char *))
+{
+	int r = rtshim_wire_reply(&s->conn, serial, s->deadline, m);
 	if (r < 0)
 		return r;
+	if (m->type == RTSHIM_WIRE_ERROR)
+		return map(m->error_name, rtshim_wire_error_message(m));
+	return 0;
+}
 
-	r = -EPROTO;
-	if (!dbus_message_has_signature(reply, "v") || !dbus_message_iter_init(reply, &it))
-		goto out;
-	dbus_message_iter_recurse(&it, &variant);
-	switch (dbus_message_iter_get_arg_type(&variant)) {
-	case DBUS_TYPE_INT32: {
-		dbus_int32_t v;
+/* Send `c` and wait for its method return. */
+static int call(struct session *s, struct rtshim_wire_call *c, struct rtshim_wire_msg *m)
+{
+	long serial = rtshim_wire_queue(&s->conn, c);
+	if (serial < 0)
+		return -ENOMEM;
+	return reply(s, (uint32_t)serial, m, rtshim_errno_from_dbus_error);
+}
 
-		dbus_message_iter_get_basic(&variant, &v);
-		*out = v;
-		r = 0;
-		break;
-	}
-	case DBUS_TYPE_INT64: {
-		dbus_int64_t v;
+/* The bus's PID for this connection, from its unique name (Hello's reply). */
+static int bus_pid_of_us(struct session *s, uint32_t *pid)
+{
+	struct rtshim_wire_msg m;
+	const char *name;
+	int r = reply(s, RTSHIM_WIRE_HELLO_SERIAL, &m, rtshim_errno_from_connect_error);
+	if (r < 0)
+		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
+	if (rtshim_wire_body_string(&m, &name) < 0)
+		return -EPROTO;
+	struct rtshim_wire_arg arg = { .type = 's', .s = name };
+	struct rtshim_wire_call c = { .destination = BUS_NAME, .path = BUS_PATH,
+				      .interface = BUS_NAME, .member = "GetConnectionUnixProcessID",
+				      .signature = "s", .args = &arg };
+	r = call(s, &c, &m);
+	return r < 0 ? r : rtshim_wire_body_u32(&m, pid);
+}
 
-		dbus_message_iter_get_basic(&variant, &v);
-		*out = v;
-		r = 0;
-		break;
-	}
-	default:
-		break;
-	}
-out:
-	dbus_message_unref(reply);
-	return r;
+/* 0 when the bus reads our PIDs in our own namespace, -EXDEV when not, or the error of asking.
+ * A bus that cannot say keeps the assumption of the same namespace; a timeout is an error. */
+static int same_pid_namespace(struct session *s)
+{
+	pid_t self = getpid();
+	int64_t known = __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED);
+	if (known && known >> 1 == self)
+		return known & 1 ? -EXDEV : 0;
+	uint32_t seen = 0;
+	int r = bus_pid_of_us(s, &seen);
+	if (r == -ETIMEDOUT || r == -ENOMEM)
+		return r;
+	bool other = r == 0 && seen != (uint32_t)self;
+	__atomic_store_n(&pid_namespace, (int64_t)self << 1 | other, __ATOMIC_RELAXED);
+	return other ? -EXDEV : 0;
+}
+
+static int get_property(struct session *s, const char *property, int64_t *out)
+{
+	struct rtshim_wire_arg args[2] = { { .type = 's', .s = s->backend->interface },
+					   { .type = 's', .s = property } };
+	struct rtshim_wire_call c = { .destination = s->backend->service, .path = s->backend->path,
+				      .interface = PROPERTIES_INTERFACE, .member = "Get",
+				      .signature = "ss", .args = args };
+	struct rtshim_wire_msg m;
+	int r = call(s, &c, &m);
+	return r < 0 ? r : rtshim_wire_body_variant_int(&m, out);
+}
+
+static void limits_from_cache(struct rtkit_limits *out)
+{
+	out->max_realtime_priority = __atomic_load_n(&cached_prio, __ATOMIC_RELAXED);
+	out->min_nice_level = __atomic_load_n(&cached_nice, __ATOMIC_RELAXED);
+	out->rttime_usec_max = __atomic_load_n(&cached_rttime, __ATOMIC_RELAXED);
 }
 
 int rtkit_get_limits(struct rtkit_limits *out)
 {
-	struct timespec deadline;
+	struct session s;
 	int64_t prio, nice, rttime;
 	int r;
 
 	if (!out)
 		return -EINVAL;
 	if (__atomic_load_n(&limits_cached, __ATOMIC_ACQUIRE)) {
-		*out = limits_cache;
+		limits_from_cache(out);
 		return 0;
 	}
-
-	rtshim_deadline_start(&deadline);
-	r = rtshim_conn_lock(&deadline);
-	if (r < 0)
-		return r;
-	if (__atomic_load_n(&limits_cached, __ATOMIC_RELAXED)) {
-		/* Another thread read them while we waited for the lock. */
-		*out = limits_cache;
-		goto unlock;
-	}
-
-	if ((r = get_property_locked("MaxRealtimePriority", &deadline, &prio)) < 0 ||
-	    (r = get_property_locked("MinNiceLevel", &deadline, &nice)) < 0 ||
-	    (r = get_property_locked("RTTimeUSecMax", &deadline, &rttime)) < 0)
-		goto unlock;
-
+	if ((r = begin(&s)) < 0 || (r = get_property(&s, "MaxRealtimePriority", &prio)) < 0 ||
+	    (r = get_property(&s, "MinNiceLevel", &nice)) < 0 ||
+	    (r = get_property(&s, "RTTimeUSecMax", &rttime)) < 0)
+		return end(&s, r);
 	/* Values rtkit itself would never report mean we are not talking to rtkit. */
-	if (prio < 1 || prio > 99 || nice < -20 || nice > 19 || rttime < 0) {
-		r = -EPROTO;
-		goto unlock;
-	}
-
-	limits_cache.max_realtime_priority = (int32_t)prio;
-	limits_cache.min_nice_level = (int32_t)nice;
-	limits_cache.rttime_usec_max = rttime;
+	if (prio < 1 || prio > 99 || nice < -20 || nice > 19 || rttime < 0)
+		return end(&s, -EPROTO);
+	/* two threads may both read them: they store the same values */
+	__atomic_store_n(&cached_prio, (int32_t)prio, __ATOMIC_RELAXED);
+	__atomic_store_n(&cached_nice, (int32_t)nice, __ATOMIC_RELAXED);
+	__atomic_store_n(&cached_rttime, rttime, __ATOMIC_RELAXED);
 	__atomic_store_n(&limits_cached, 1, __ATOMIC_RELEASE);
-	*out = limits_cache;
-unlock:
-	rtshim_conn_unlock();
-	return r;
+	limits_from_cache(out);
+	return end(&s, 0);
 }
 
-/* MakeThread<what>(t thread, <sig> value) or MakeThread<what>WithPID(t process, t thread, ...),
+/* MakeThread<what>(t thread, <type> value) or MakeThread<what>WithPID(t process, t thread, ...),
  * with an empty reply. */
 static int make_thread(const char *method, const char *method_with_pid, pid_t pid, pid_t tid,
-		       int value_type, const void *value)
+		       struct rtshim_wire_arg value)
 {
-	const struct rtshim_backend *b = rtshim_backend();
-	struct timespec deadline;
-	DBusMessage *m, *reply = NULL;
-	dbus_uint64_t process, thread = (dbus_uint64_t)tid;
-	dbus_bool_t ok;
-	int r;
-
+	struct session s;
+	struct rtshim_wire_msg m;
+	int r = begin(&s);
+	if (r < 0)
+		return end(&s, r);
+	const struct rtshim_backend *b = s.backend;
 	/* the portal has the WithPID methods only; it maps our (sandbox) PIDs to the host's */
 	if (b->portal && pid == 0)
 		pid = getpid();
-	process = (dbus_uint64_t)pid;
+	/* rtkit reads our TIDs in the bus's PID namespace: never send one from another (the portal
+	 * maps a sandbox's PIDs itself) */
+	if (!b->portal && (r = same_pid_namespace(&s)) < 0)
+		return end(&s, r);
 
-	rtshim_deadline_start(&deadline);
-	r = rtshim_conn_lock(&deadline);
-	if (r < 0)
-		return r;
-	/* rtkit reads our TIDs in the bus's PID namespace: never send one from another (the
-	 * portal maps a sandbox's PIDs itself) */
-	if (!b->portal && (r = rtshim_conn_ready_locked(&deadline)) < 0) {
-		rtshim_conn_unlock();
-		return r;
-	}
-
+	char sig[4] = { 't', 't', value.type, '\0' };
+	struct rtshim_wire_arg args[3] = { { .type = 't', .t = (uint64_t)pid },
+					   { .type = 't', .t = (uint64_t)tid }, value };
+	struct rtshim_wire_call c = { .destination = b->service, .path = b->path,
+				      .interface = b->interface, .member = method_with_pid,
+				      .signature = sig, .args = args };
 	if (!b->portal && (pid == 0 || pid == getpid())) {
-		m = dbus_message_new_method_call(b->service, b->path, b->interface, method);
-		ok = m && dbus_message_append_args(m, DBUS_TYPE_UINT64, &thread, value_type, value,
-						   DBUS_TYPE_INVALID);
-	} else {
-		m = dbus_message_new_method_call(b->service, b->path, b->interface, method_with_pid);
-		ok = m && dbus_message_append_args(m, DBUS_TYPE_UINT64, &process, DBUS_TYPE_UINT64,
-						   &thread, value_type, value, DBUS_TYPE_INVALID);
+		c.member = method;
+		c.signature = sig + 1;
+		c.args = args + 1;
 	}
-	if (!ok) {
-		r = -ENOMEM;
-		goto out;
-	}
-
-	r = rtshim_conn_call_locked(m, &deadline, &reply);
-	if (r == 0 && !dbus_message_has_signature(reply, ""))
+	r = call(&s, &c, &m);
+	if (r == 0 && m.signature[0])
 		r = -EPROTO;
-out:
-	if (reply)
-		dbus_message_unref(reply);
-	if (m)
-		dbus_message_unref(m);
-	rtshim_conn_unlock();
-	return r;
+	return end(&s, r);
 }
 
 int rtkit_make_realtime(pid_t pid, pid_t tid, int priority)
 {
-	dbus_uint32_t prio;
-
 	/* Ranges are rtkit's business (it answers EINVAL or EPERM); only what the wire cannot
 	 * carry, and tid 0 (which rtkit reads as "the main thread"), are refused here. */
 	if (pid < 0 || tid <= 0 || priority < 0)
 		return -EINVAL;
-	prio = (dbus_uint32_t)priority;
 	return make_thread("MakeThreadRealtime", "MakeThreadRealtimeWithPID", pid, tid,
-			   DBUS_TYPE_UINT32, &prio);
+			   (struct rtshim_wire_arg){ .type = 'u', .u = (uint32_t)priority });
 }
 
 int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 {
-	dbus_int32_t n = nice;
-
 	if (pid < 0 || tid <= 0)
 		return -EINVAL;
 	return make_thread("MakeThreadHighPriority", "MakeThreadHighPriorityWithPID", pid, tid,
-			   DBUS_TYPE_INT32, &n);
+			   (struct rtshim_wire_arg){ .type = 'i', .i = nice });
 }
 
-RTSHIM_EXPORT const struct rtshim_client_v1 rtshim_client_v1 = {
+const struct rtshim_client_v1 rtshim_client_v1 = {
 	.set_timeout_ms = rtkit_set_timeout_ms,
 	.get_limits = rtkit_get_limits,
 	.make_realtime = rtkit_make_realtime,

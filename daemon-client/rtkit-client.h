@@ -2,9 +2,10 @@
  * sandbox (/.flatpak-info exists or $SNAP is not empty: daemon-client/sandbox.h), to the Realtime portal
  * (org.freedesktop.portal.Realtime) on the session bus, which forwards to rtkit (portal.c).
  *
- * Shared by the shim and by rtrun: both load librtshim-client.so with dlopen, from the
- * directory of the shim only (shim/client-loader.c), and look up RTSHIM_CLIENT_SYMBOL; rtrun
- * --check also RTSHIM_DOCTOR_SYMBOL.  Neither links libdbus-1 itself.
+ * Linked into the shim and into rtrun (libc only: wire-bus.h speaks D-Bus on a connection of
+ * its own for each call, closed before the call returns; no allocation, no lock, no thread).
+ * rtrun --check's doctor (RTSHIM_DOCTOR_SYMBOL) is librtshim-client.so, loaded by rtrun alone
+ * with dlopen: it links libdbus-1.
  *
  * Every function returns 0 or a negative errno:
  *   -EPERM      rtkit refused (priority above its max, RLIMIT_RTTIME missing/too high,
@@ -19,7 +20,7 @@
  *   -EXDEV      this process is in another PID namespace than the system bus (and rtkit):
  *               the TIDs it knows name other processes there; nothing was sent (the bus's
  *               GetConnectionUnixProcessID for our connection is not getpid())
- * Thread-safe. Fork-safe: a child never uses its parent's connection, it opens its own.
+ * Thread-safe, fork-safe and async-signal-safe in what it shares: nothing but atomic words.
  */
 #ifndef RTSHIM_RTKIT_CLIENT_H
 #define RTSHIM_RTKIT_CLIENT_H
@@ -48,11 +49,9 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice);
 /* One line, in plain words, for an errno this API returned (positive or negative). */
 const char *rtkit_strerror(int err);
 
-/* What the shim gets from dlsym(handle, RTSHIM_CLIENT_SYMBOL): one lookup, one version.
- * The library exports only this table and rtshim_doctor_v1: the rtkit_* functions above are
- * hidden there (for code that links the objects directly), so that a program's own
- * rtkit_make_realtime (PulseAudio has one) can never take their place in the table. */
-#define RTSHIM_CLIENT_SYMBOL "rtshim_client_v1"
+/* The client as a table of operations (shim/request.h's ops, rtrun).  Hidden, as the rtkit_*
+ * functions are, so that a program's own rtkit_make_realtime (PulseAudio has one) can never
+ * take their place. */
 struct rtshim_client_v1 {
 	void (*set_timeout_ms)(int timeout_ms);
 	int (*get_limits)(struct rtkit_limits *out);
@@ -61,7 +60,6 @@ struct rtshim_client_v1 {
 	const char *(*strerror)(int err);
 };
 
-/* The object itself, for code that links the client directly (tests). */
 extern const struct rtshim_client_v1 rtshim_client_v1;
 
 /* The D-Bus questions only `rtrun --check` asks (doctor.c): does the system bus answer, is

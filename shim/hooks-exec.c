@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "client-loader.h"
+#include "client.h"
 #include "hooks.h"
 #include "runaway.h"
 #include "seccomp.h"

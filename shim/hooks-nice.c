@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "client-loader.h"
 #include "own-stack.h"
 #include "hooks.h"
 #include "log.h"

@@ -266,7 +266,6 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 	if (pthread_attr_setschedpolicy(&copy, SCHED_OTHER) || pthread_attr_setschedparam(&copy, &zero))
 		return real(thread, attr, start, arg);
 
-	rtshim_prepare_for_new_thread(prio);
 	struct rt_create rc = { .policy = policy, .prio = prio, .inherited = inherited, .asked = asked };
 	struct tramp t = { .start = start, .arg = arg, .rt = &rc, .inherit_policy = 0 };
 	int r = real(thread, &copy, trampoline, &t);

@@ -42,7 +42,5 @@ long rtshim_syscall_prlimit(long number, long pid, long resource, long set, long
 void rtshim_resolve_signal(void);
 void rtshim_resolve_rlimit(void);
 void rtshim_resolve_exec(void);
-/* init.c: resolve and load, in the creating thread, all that a new thread's promotion needs. */
-void rtshim_prepare_for_new_thread(int prio);
 
 #endif

@@ -1,5 +1,5 @@
 /* init.c — what the shim does before any request: every next definition resolved (real.h), the
- * client loaded ahead of a thread the creator will wait for, the fork handlers, and a program
+ * fork handlers, and a program
  * that starts realtime put under the runaway guard.  The shim's constructor is here; hooks work
  * before it runs (a library's constructor may call them first). */
 #include <stdlib.h>
@@ -7,12 +7,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "client-loader.h"
 #include "hooks.h"
 #include "log.h"
 #include "own-stack.h"
 #include "runaway.h"
-#include "seccomp.h"
 #include "trace.h"
 #include "raw-rlimit.h"
 
@@ -28,28 +26,6 @@ static void resolve_all(void)
 	rtshim_resolve_signal(); /* the guard's interposers */
 	rtshim_resolve_rlimit();
 	rtshim_resolve_exec();
-}
-
-/* A thread the shim waits for must never need the dynamic loader's lock: a library constructor
- * that creates an RT thread (libffado's, when jackd scans its drivers) holds that lock while
- * pthread_create waits.  So the creator loads the client the new thread's request uses, on its
- * own thread: the loader's lock is recursive for the thread that holds it. */
-static int load_client_here(void *unused)
-{
-	(void)unused;
-	rtshim_client_load_here(rtshim_cfg()->timeout_ms);
-	return 0;
-}
-
-void rtshim_prepare_for_new_thread(int prio)
-{
-	struct rlimit rl;
-	resolve_all();
-	/* the client only where the direct call is bound to fail: root's programs never load it;
-	 * on the shim's own stack, the program's signals held (own-stack.h: dlopen mallocs) */
-	if (geteuid() != 0 && (rtshim_raw_prlimit(0, RLIMIT_RTPRIO, NULL, &rl) || rl.rlim_cur < (rlim_t)prio) &&
-	    !rtshim_seccomp_filtered() /* rule 21: no client in a sandbox */)
-		rtshim_own_stack_run(load_client_here, NULL);
 }
 
 /* A program that starts with its main thread realtime and a finite hard RLIMIT_RTTIME (rtrun -p,
@@ -92,7 +68,6 @@ __attribute__((constructor)) static void rtshim_init(void)
 	resolve_all(); /* in secure execution too: its hooks call the real functions */
 	if (rtshim_secure_execution())
 		return;
-	rtshim_client_loader_init(rtshim_real_pthread_create());
 	/* the unwinder, while the loader's lock is free; by the variables' presence: the
 	 * configuration (and its warnings) is read on the first request, as without them */
 	if (getenv("RTSHIM_TRACE") || getenv("RTSHIM_ONLY"))

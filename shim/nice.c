@@ -7,7 +7,7 @@
 #include <sys/resource.h>
 
 #include "budget.h"
-#include "client-loader.h"
+#include "client.h"
 #include "decide.h"
 #include "log.h"
 #include "real.h"

@@ -1,10 +1,11 @@
-/* own-stack.h — run the shim's slow paths (the D-Bus exchange, loading the client, stack
- * traces: code that needs much stack and is not async-signal-safe) on a stack of the shim's
- * own, with the program's asynchronous signals blocked.
+/* own-stack.h — run the shim's slow paths (the D-Bus exchange, stack traces: code that is not
+ * async-signal-safe, and the unwinder that needs much stack) on a stack of the shim's own, with
+ * the program's asynchronous signals blocked.
  *
  * A program may give a thread the smallest stack (PTHREAD_STACK_MIN, 16 KiB) and ask for
- * realtime from it; libdbus and the dynamic loader need more than such a thread has left.  And
- * a program's signal handler that interrupted the shim inside malloc (libdbus) would deadlock in
+ * realtime from it; the unwinder needs more than such a thread has left (a request itself uses
+ * 5.6 KiB of this stack, painted).  And a program's signal handler that interrupted the shim
+ * inside a lock of libc's (stdio, the unwinder's dlopen) would deadlock in
  * fork() or malloc() of its own.  So what the shim adds to the program's stack is the
  * interposer's frame and the switch, and no handler of the program runs on the thread until
  * the slow path is over (a pending signal is delivered then, once the mask is restored).

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "client-loader.h"
+#include "client.h"
 #include "decide.h"
 #include "log.h"
 #include "nice.h"
@@ -197,7 +197,7 @@ static void gather_target(const struct rtshim_request_ops *ops, const struct rts
 	ops->budget_facts(f);
 }
 
-/* rtkit's limits (loading the client on first need) and RLIMIT_RTTIME. */
+/* rtkit's limits and RLIMIT_RTTIME. */
 static const struct rtshim_client_v1 *read_limits(const struct rtshim_request_ops *ops,
 						  const struct rtshim_request_target *t,
 						  struct rtshim_facts *f)

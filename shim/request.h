@@ -74,7 +74,7 @@ struct rtshim_request_ops {
 	bool (*sandboxed)(void);
 	/* a request about a thread of process `pid` (another one) is a person's (target.h) */
 	bool (*other_explicit)(pid_t pid);
-	/* the daemon client (its get_limits and make_realtime), loaded on first need; NULL: none */
+	/* the daemon client (its get_limits and make_realtime); NULL: none */
 	const struct rtshim_client_v1 *(*client)(int timeout_ms);
 	/* RLIMIT_RTTIME of process `pid` (0: this one) */
 	int (*get_rttime)(pid_t pid, rlim_t *soft, rlim_t *hard);

@@ -21,7 +21,7 @@
 #include "prio.h"
 #include "raw-syscall.h"
 #include "sandbox.h"
-#include "client-open.h"
+#include "doctor-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 #include "verdict.h"

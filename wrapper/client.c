@@ -1,24 +1,18 @@
-/* client.c — the daemon client for rtrun, loaded on first need.
- *
- * rtrun itself links libc only: starting a command must not load libdbus-1 and what it
- * pulls in.  Only what talks to the bus (-p when the direct call is refused, --pid, --check)
- * loads librtshim-client.so, through the shim's loader, from the directory of the shim
- * rtrun found (rtrun_locate_shim): never from "." or a search path.
+/* client.c — the daemon client for rtrun: the request client is linked in (libc only,
+ * daemon-client/rtkit-client.h); only --check's doctor, which speaks libdbus-1, is loaded on
+ * first need: librtshim-client.so from the directory of the shim rtrun found
+ * (rtrun_locate_shim), never from "." or a search path.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "client-open.h"
+#include "doctor-open.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
 
-static const struct rtshim_client_v1 *client;
 static const struct rtshim_doctor_v1 *doctor;
-static void *handle;
 static bool tried;
-static int timeout_ms;
 static char why[2 * PATH_MAX + 256];
 
 static void load(void)
@@ -43,34 +37,20 @@ static void load(void)
 		return;
 	}
 	slash[1] = '\0';
-	handle = rtshim_client_open(dir, &client, why, sizeof why);
-	if (!handle)
-		return;
-	if (timeout_ms > 0)
-		client->set_timeout_ms(timeout_ms);
-	rtrun_log(RTRUN_DEBUG, "daemon client loaded from %s%s", dir, RTSHIM_CLIENT_FILE);
+	doctor = rtshim_doctor_open(dir, why, sizeof why);
+	if (doctor)
+		rtrun_log(RTRUN_DEBUG, "daemon client loaded from %s%s", dir, RTSHIM_CLIENT_FILE);
 }
 
 const struct rtshim_client_v1 *rtrun_client(void)
 {
-	if (!tried)
-		load();
-	return client;
+	return &rtshim_client_v1;
 }
 
 const struct rtshim_doctor_v1 *rtrun_doctor(void)
 {
-	const struct rtshim_doctor_v1 *d;
-
-	if (doctor || !rtrun_client())
-		return doctor;
-	d = dlsym(handle, RTSHIM_DOCTOR_SYMBOL);
-	if (!d || !d->bus_probe) {
-		snprintf(why, sizeof why, "%s has no usable %s", RTSHIM_CLIENT_FILE,
-			 RTSHIM_DOCTOR_SYMBOL);
-		return NULL;
-	}
-	doctor = d;
+	if (!tried)
+		load();
 	return doctor;
 }
 
@@ -81,14 +61,12 @@ const char *rtrun_client_error(void)
 
 void rtrun_client_set_timeout_ms(int ms)
 {
-	timeout_ms = ms;
-	if (client)
-		client->set_timeout_ms(ms);
+	rtshim_client_v1.set_timeout_ms(ms);
 }
 
 const char *rtrun_rtkit_strerror(int err)
 {
 	if (err == -RTRUN_ENOCLIENT || err == RTRUN_ENOCLIENT)
 		return rtrun_client_error();
-	return client ? client->strerror(err) : strerror(err < 0 ? -err : err);
+	return rtkit_strerror(err);
 }

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "client-open.h"
+#include "doctor-open.h"
 #include "decide.h"
 #include "raw-syscall.h"
 #include "rtkit-client.h"

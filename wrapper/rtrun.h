@@ -216,20 +216,20 @@ int rtrun_pid(const struct rtrun_options *o);
 /* status.c: `rtrun --status [PID]`; exit status 0, or 1 when PID does not exist. */
 int rtrun_status(const struct rtrun_options *o);
 
-/* client.c — librtshim-client.so (libdbus-1), loaded from the shim's directory on first
- * need: rtrun itself links libc only. */
+/* client.c — the request client, linked in (libc only), and --check's doctor,
+ * librtshim-client.so (libdbus-1), loaded from the shim's directory on first need. */
 struct rtshim_client_v1;
 struct rtshim_doctor_v1;
 /* The error rtrun's operations return when the client cannot be loaded. */
 #define RTRUN_ENOCLIENT ELIBACC
-/* The client's table, loaded on the first call; NULL if it cannot be loaded
- * (rtrun_client_error() says why).  Nothing is logged. */
+/* The client's table (never NULL: it is linked in). */
 const struct rtshim_client_v1 *rtrun_client(void);
-/* The doctor's table (RTSHIM_DOCTOR_SYMBOL) of the same library; NULL likewise. */
+/* The doctor's table (RTSHIM_DOCTOR_SYMBOL), loaded on the first call; NULL if it cannot be
+ * loaded (rtrun_client_error() says why).  Nothing is logged. */
 const struct rtshim_doctor_v1 *rtrun_doctor(void);
-/* Why the client (or the doctor) could not be loaded. */
+/* Why the doctor could not be loaded. */
 const char *rtrun_client_error(void);
-/* The D-Bus timeout for every call; applied now if loaded, else when loaded. */
+/* The D-Bus timeout for every call. */
 void rtrun_client_set_timeout_ms(int timeout_ms);
 /* The client's words for an errno it returned (rtkit_strerror); for -RTRUN_ENOCLIENT, why
  * the client could not be loaded. */

@@ -121,6 +121,19 @@ tsan() {
 }
 tsan_herd() { tsan "$@" herd 64 10 </dev/null; }
 
+@test "a ThreadSanitizer-built program under the shim: 8 threads granted, exit 0 and no report, as without the shim" {
+	need_tsan
+	local herd=$TSAN_B/tests/probes/herd opts="halt_on_error=0 exitcode=66"
+	run as_user env TSAN_OPTIONS="$opts" "$herd" 8 10 </dev/null
+	[ "$status" -eq 0 ]
+	run as_user env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_TIMEOUT_MS=10000 TSAN_OPTIONS="$opts" \
+		"$herd" 8 10 </dev/null
+	echo "$output" | grep -v '^thread '
+	[ "$status" -eq 0 ]
+	! grep -q 'ThreadSanitizer' <<<"$output" || false
+	grep -q '^threads=8 ok=8 eperm=0 other_errors=0 ok_but_not_rt=0 failed_but_rt=0$' <<<"$output"
+}
+
 @test "ThreadSanitizer: 64 threads ask at once through the shim and the client: no report, all RT" {
 	need_tsan
 	run tsan_herd RTSHIM_TIMEOUT_MS=10000 # TSan is slow: the budget spans 64 round trips

@@ -352,20 +352,18 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	grep -q '^done$' "$BG_OUT"
 }
 
-@test "client: rtkit restarted -> the same process keeps its connection and is served" {
+@test "client: rtkit restarted -> the same process is served, and holds no socket between calls" {
 	bg_start script
 	bg_send self 5
 	bg_wait '^self 5: kernel='
 	grep -q '^self 5: ok$' "$BG_OUT"
-	local sock_before sock_after
-	sock_before=$(find "/proc/$BG/fd" -lname 'socket:*' -printf '%l\n' | sort)
+	[ -z "$(find "/proc/$BG/fd" -lname 'socket:*')" ]
 	tb_restart_rtkit 8>&- # the new daemon must not hold our FIFO open
 	bg_send self 6
 	bg_wait '^self 6: kernel='
 	grep -q '^self 6: ok$' "$BG_OUT"
 	grep -q '^self 6: kernel=SCHED_RR|SCHED_RESET_ON_FORK 6$' "$BG_OUT"
-	sock_after=$(find "/proc/$BG/fd" -lname 'socket:*' -printf '%l\n' | sort)
-	[ -n "$sock_before" ] && [ "$sock_before" = "$sock_after" ] || false
+	[ -z "$(find "/proc/$BG/fd" -lname 'socket:*')" ]
 	bg_finish
 	[ "$BG_STATUS" -eq 0 ]
 }
@@ -383,32 +381,22 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 }
 
 @test "client: forks while another thread is inside a call: no child hangs" {
-	run call fork-stress 40
+	run call --timeout 10000 fork-stress 40
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ $output =~ ^forks=40\ child_ok=40\ child_failed=0\ child_hung=0\ bg_calls=[0-9]+\ bg_unexpected=0$ ]]
 }
 
-@test "client: the bus socket is close-on-exec" {
+@test "client: no socket of the client outlives a call" {
 	run call_nolimit cloexec
 	[ "$status" -eq 0 ]
-	[ "${lines[-1]}" = "sockets=1 without_cloexec=0" ]
+	[ "${lines[-1]}" = "sockets=0 without_cloexec=0" ]
 }
 
-@test "client: librtshim-client.so exports only its two versioned tables" {
+@test "client: librtshim-client.so (the doctor) exports only its versioned table" {
 	run nm -D --defined-only "$CLIENT"
 	[ "$status" -eq 0 ]
 	local syms # (the ASan build adds its ODR indicators, __odr_asan.NAME)
 	syms=$(awk '$3 !~ /^__odr_asan\./ { print $3 }' <<<"$output" | sort | tr '\n' ' ')
-	[ "$syms" = "rtshim_client_v1 rtshim_doctor_v1 " ]
-}
-
-@test "client: through dlopen of librtshim-client.so and its one symbol, as the shim does" {
-	run call --lib "$CLIENT" limits
-	[ "$status" -eq 0 ]
-	[ "$output" = "max_realtime_priority=20 min_nice_level=-15 rttime_usec_max=200000" ]
-	run call --lib "$CLIENT" --timeout 300 self 9
-	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = ok ]
-	[ "${lines[2]}" = "kernel=SCHED_RR|SCHED_RESET_ON_FORK 9" ]
+	[ "$syms" = "rtshim_doctor_v1 " ]
 }

@@ -145,12 +145,18 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	OUT=$first_out ERR=$first_err SP=$first_sp
 	exec 8>&9 9>&-
 
-	# served again, same process, once rtkit answered the request that timed out
+	# served again, same process, once rtkit answers (a silent daemon is asked by one request
+	# at a time with a short bound, from 100 ms after the timeout)
 	tb_resume_rtkit
-	sp_do "thread 8"
-	# Known limit (README): rtkit still carries out what was queued while it hung, after the
-	# program was told EPERM; "thread 8" was answered after those, so they are done by now.
-	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 6" ]
+	local i
+	for ((i = 0; i < 50; i++)); do
+		sp_do "thread 8"
+		[[ $(field err) == OK ]] && break
+		sleep 0.1
+	done
+	# what was queued while rtkit hung came on a connection that is closed by now: rtkit
+	# cannot read its sender's PID, and the main thread stays as the program was told
+	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
 	[ "$(field rc) $(field err)" = "0 OK" ]
 	[[ $REPLY == *"kernel=RR|RESET 8" ]]
 	sp_finish
@@ -342,13 +348,11 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 
 # ---- fork and exec ---------------------------------------------------------------------------
 
-@test "fork: the child asks on a connection of its own; the parent's connection keeps working" {
+@test "fork: the child asks on a connection of its own; the parent is served after it, no socket kept" {
 	sp_start
 	sp_do "self 5"
 	[ "$(field err)" = OK ]
-	local sock
-	sock=$(socket_inodes "$PID")
-	[ -n "$sock" ]
+	[ -z "$(socket_inodes "$PID")" ] # a connection lives for one request
 	sp_do "fork 6"
 	grep -q '^fork 6: child pid=[0-9]* started=OTHER$' "$OUT" # SCHED_RESET_ON_FORK
 	grep -q '^fork 6: child rc=0 err=OK kernel=RR|RESET 6$' "$OUT"
@@ -359,7 +363,7 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	grep -q "Successfully made thread $child of process $child " "$TB_DIR/rtkit.log"
 	sp_do "thread 7"
 	[ "$(field rc) $(field err)" = "0 OK" ]
-	[ "$(socket_inodes "$PID")" = "$sock" ] # the same connection, untouched by the child
+	[ -z "$(socket_inodes "$PID")" ]
 	sp_finish
 	[ "$SP_STATUS" -eq 0 ]
 }
@@ -379,7 +383,6 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	before=$(cd "/proc/$PID/fd" && for f in *; do echo "$f $(readlink "$f")"; done)
 	sp_do "self 5"
 	[ "$(field err)" = OK ]
-	[ -n "$(socket_inodes "$PID")" ] # the shim's connection
 	sp_do "drop"
 	sp_send "exec $PROBES/shim-script"
 	sp_wait '^ready' 2

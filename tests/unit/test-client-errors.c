@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include <dbus/dbus.h> /* libdbus's names of the errors, against errors.c's own */
+
 #include "client-internal.h"
 #include "rtkit-client.h"
 

@@ -1,5 +1,5 @@
-/* client-open.c — see client-open.h. */
-#include "client-open.h"
+/* doctor-open.c — see doctor-open.h. */
+#include "doctor-open.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -8,16 +8,14 @@
 #include "format.h"
 #include "rtkit-client.h"
 
-void *rtshim_client_open(const char *dir, const struct rtshim_client_v1 **out, char *err,
-			 size_t errlen)
+const struct rtshim_doctor_v1 *rtshim_doctor_open(const char *dir, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	size_t len = strlen(dir);
-	const struct rtshim_client_v1 *c;
+	const struct rtshim_doctor_v1 *d;
 	const char *why;
 	void *h;
 
-	*out = NULL;
 	if (dir[0] != '/') {
 		rtshim_format(err, errlen, "%s: not an absolute directory", dir);
 		return NULL;
@@ -39,12 +37,11 @@ void *rtshim_client_open(const char *dir, const struct rtshim_client_v1 **out, c
 		rtshim_format(err, errlen, "%s", why ? why : path);
 		return NULL;
 	}
-	c = dlsym(h, RTSHIM_CLIENT_SYMBOL);
-	if (!c || !c->make_realtime || !c->get_limits || !c->set_timeout_ms || !c->strerror) {
-		rtshim_format(err, errlen, "%s has no usable %s", path, RTSHIM_CLIENT_SYMBOL);
+	d = dlsym(h, RTSHIM_DOCTOR_SYMBOL);
+	if (!d || !d->bus_probe) {
+		rtshim_format(err, errlen, "%s has no usable %s", path, RTSHIM_DOCTOR_SYMBOL);
 		dlclose(h);
 		return NULL;
 	}
-	*out = c;
-	return h;
+	return d;
 }

@@ -1,0 +1,282 @@
+/* wire-bus.c — see wire-bus.h.
+ *
+ * The socket is made close-on-exec and non-blocking at creation; one that landed on 0, 1 or 2
+ * (a daemon that closed them) is moved above 2 for the call, so that the program's writes to
+ * its standard descriptors from another thread never reach the bus (where no descriptor above
+ * 2 is left, as under an exact RLIMIT_NOFILE, it stays where it is).  It is closed before the
+ * call returns either way: the program's next open gets the number it would get without us. */
+#include "wire-bus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "raw-time.h"
+#include "wire-address.h"
+
+int rtshim_wire_auth(char *buf, size_t size, unsigned uid)
+{
+	static const char head[] = "AUTH EXTERNAL ", tail[] = "\r\nBEGIN\r\n";
+	static const char hex[] = "0123456789abcdef";
+	char digits[16];
+	int n = 0;
+
+	do
+		digits[n++] = (char)('0' + uid % 10);
+	while ((uid /= 10) && n < (int)sizeof digits);
+	size_t len = 1 + sizeof head - 1 + 2 * (size_t)n + sizeof tail - 1;
+	if (len > size)
+		return -ENOSPC;
+	char *p = buf;
+	*p++ = '\0'; /* the credentials byte */
+	memcpy(p, head, sizeof head - 1);
+	p += sizeof head - 1;
+	while (n--) { /* the decimal UID's characters, each as two hex digits */
+		*p++ = hex[(unsigned char)digits[n] >> 4];
+		*p++ = hex[(unsigned char)digits[n] & 15];
+	}
+	memcpy(p, tail, sizeof tail - 1);
+	return (int)len;
+}
+
+/* 0 once `events` are ready on c->fd, -ETIMEDOUT at the deadline */
+static int wait_for(const struct rtshim_wire_conn *c, short events, int64_t deadline)
+{
+	for (;;) {
+		int64_t left = deadline - rtshim_raw_now_ns();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (rtshim_raw_poll_fd(c->fd, events, left) > 0)
+			return 0;
+	}
+}
+
+/* A 1 ms pause (a word nobody wakes: the wait is a sleep), bounded by the deadline. */
+static void pause_briefly(int64_t deadline)
+{
+	int asleep = 0;
+	int64_t left = deadline - rtshim_raw_now_ns();
+	if (left > 0)
+		rtshim_raw_futex_wait(&asleep, 0, left < 1000000 ? left : 1000000);
+}
+
+static int socket_above_stdio(void)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0 && fd <= 2) {
+		int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (moved >= 0) {
+			close(fd);
+			fd = moved;
+		}
+	}
+	return fd;
+}
+
+/* Connect c->fd to `sa`: 0, -ETIMEDOUT, or -ENOTCONN. */
+static int connect_by(struct rtshim_wire_conn *c, const struct rtshim_wire_sockaddr *sa,
+		      int64_t deadline)
+{
+	for (;;) {
+		if (connect(c->fd, (const struct sockaddr *)&sa->un, sa->length) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN) { /* the listener's backlog is full: try again */
+			if (rtshim_raw_now_ns() >= deadline)
+				return -ETIMEDOUT;
+			pause_briefly(deadline);
+			continue;
+		}
+		if (errno != EINPROGRESS)
+			return -ENOTCONN;
+		int err = 0;
+		socklen_t len = sizeof err;
+		int r = wait_for(c, POLLOUT, deadline);
+		if (r < 0)
+			return r;
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err)
+			return -ENOTCONN;
+		return 0;
+	}
+}
+
+static void queue_bytes(struct rtshim_wire_conn *c, const void *p, size_t n)
+{
+	memcpy(c->out + c->out_len, p, n);
+	c->out_len += n;
+}
+
+int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t deadline)
+{
+	struct rtshim_wire_sockaddr sa;
+	int r = -ENOTCONN, saved = errno;
+
+	c->fd = -1;
+	c->authenticated = false;
+	c->next_serial = RTSHIM_WIRE_HELLO_SERIAL;
+	c->in_start = c->in_len = c->out_len = c->skip = 0;
+	for (int i = 0; r < 0 && r != -ETIMEDOUT; i++) {
+		int a = rtshim_wire_address(address, i, &sa);
+		if (a == -ENOENT)
+			break;
+		if (a < 0)
+			continue;
+		c->fd = socket_above_stdio();
+		if (c->fd < 0) {
+			r = errno == ENOMEM || errno == ENOBUFS ? -ENOMEM : -ENOTCONN;
+			break;
+		}
+		r = connect_by(c, &sa, deadline);
+		if (r < 0)
+			rtshim_wire_close(c);
+	}
+	if (r == 0) {
+		char auth[64];
+		int n = rtshim_wire_auth(auth, sizeof auth, (unsigned)geteuid());
+		struct rtshim_wire_call hello = {
+			.destination = "org.freedesktop.DBus", .path = "/org/freedesktop/DBus",
+			.interface = "org.freedesktop.DBus", .member = "Hello",
+		};
+		queue_bytes(c, auth, (size_t)n);
+		if (rtshim_wire_queue(c, &hello) < 0)
+			r = -ENOMEM;
+	}
+	if (r < 0)
+		rtshim_wire_close(c);
+	errno = saved;
+	return r;
+}
+
+long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call)
+{
+	call->serial = c->next_serial;
+	int n = rtshim_wire_write_call(c->out + c->out_len, sizeof c->out - c->out_len, call);
+	if (n < 0)
+		return n;
+	c->out_len += (size_t)n;
+	c->next_serial++;
+	return call->serial;
+}
+
+static int flush(struct rtshim_wire_conn *c, int64_t deadline)
+{
+	size_t sent = 0;
+	while (sent < c->out_len) {
+		ssize_t n = send(c->fd, c->out + sent, c->out_len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return -ENOTCONN;
+		int r = wait_for(c, POLLOUT, deadline);
+		if (r < 0)
+			return r;
+	}
+	c->out_len = 0;
+	return 0;
+}
+
+/* More bytes into c->in (after dropping what an oversized message still has): 0, or -errno. */
+static int receive(struct rtshim_wire_conn *c, int64_t deadline)
+{
+	for (;;) {
+		size_t room = sizeof c->in - c->in_len;
+		ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
+		if (n > 0) {
+			c->in_len += (size_t)n;
+			size_t drop = c->skip < c->in_len ? c->skip : c->in_len;
+			memmove(c->in, c->in + drop, c->in_len - drop);
+			c->in_len -= drop;
+			c->skip -= drop;
+			if (c->in_len)
+				return 0;
+			continue;
+		}
+		if (n == 0)
+			return -ENOTCONN;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -ENOTCONN;
+		int r = wait_for(c, POLLIN, deadline);
+		if (r < 0)
+			return r;
+	}
+}
+
+static void consume(struct rtshim_wire_conn *c, size_t n)
+{
+	memmove(c->in, c->in + n, c->in_len - n);
+	c->in_len -= n;
+}
+
+/* The bus's answer to the authentication: "OK <guid>" ends it, anything else refuses. */
+static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
+{
+	for (;;) {
+		const unsigned char *end = memmem(c->in, c->in_len, "\r\n", 2);
+		if (end) {
+			if (c->in_len < 3 || memcmp(c->in, "OK ", 3) != 0)
+				return -ENOTCONN;
+			consume(c, (size_t)(end + 2 - c->in));
+			c->authenticated = true;
+			return 0;
+		}
+		if (c->in_len == sizeof c->in)
+			return -EPROTO;
+		int r = receive(c, deadline);
+		if (r < 0)
+			return r;
+	}
+}
+
+int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
+		      struct rtshim_wire_msg *m)
+{
+	int r = flush(c, deadline);
+	if (r < 0)
+		return r;
+	consume(c, c->in_start); /* the message the last reply pointed into */
+	c->in_start = 0;
+	if (!c->authenticated && (r = authentication(c, deadline)) < 0)
+		return r;
+	for (;;) {
+		if (c->in_len >= RTSHIM_WIRE_FIXED_HEADER) {
+			long total = rtshim_wire_message_length(c->in);
+			if (total < 0)
+				return -EPROTO;
+			if ((size_t)total > sizeof c->in) { /* not one the client reads: dropped */
+				c->skip = (size_t)total;
+				size_t drop = c->in_len;
+				consume(c, drop);
+				c->skip -= drop;
+			} else if ((size_t)total <= c->in_len) {
+				if (rtshim_wire_read(c->in, (size_t)total, m) < 0)
+					return -EPROTO;
+				if ((m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
+				    m->reply_serial == serial) {
+					c->in_start = (size_t)total;
+					return 0;
+				}
+				consume(c, (size_t)total);
+				continue;
+			}
+		}
+		if ((r = receive(c, deadline)) < 0)
+			return r;
+	}
+}
+
+void rtshim_wire_close(struct rtshim_wire_conn *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}

@@ -1,0 +1,58 @@
+/* wire-bus.h — one connection to a D-Bus bus for one call of the client: opened, used and closed
+ * inside that call, so no descriptor of the client outlives it and nothing is shared between
+ * threads or across fork.  No allocation: the connection is a struct on the caller's stack.
+ *
+ * The exchange is pipelined, as sd-bus does: the authentication (EXTERNAL, our effective UID),
+ * BEGIN, Hello and the calls are written without waiting for the bus's answers; the answers are
+ * then read in order, and only the replies asked for are kept (NameAcquired and every other
+ * message are skipped).  Every wait ends at `deadline` (CLOCK_MONOTONIC nanoseconds, read and
+ * waited for with the system calls themselves: kernel/raw-time.h). */
+#ifndef RTSHIM_WIRE_BUS_H
+#define RTSHIM_WIRE_BUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire-message.h"
+
+/* What one connection reads and writes at most at a time (the client's replies are under 300
+ * bytes; a longer message is skipped unread). */
+#define RTSHIM_WIRE_IN_SIZE 1024
+#define RTSHIM_WIRE_OUT_SIZE 768
+
+/* The serial of Hello, the first message on every connection. */
+#define RTSHIM_WIRE_HELLO_SERIAL 1u
+
+struct rtshim_wire_conn {
+	int fd;
+	bool authenticated;
+	uint32_t next_serial;
+	size_t in_start, in_len, out_len;
+	size_t skip;                           /* bytes of an oversized message still to drop */
+	unsigned char in[RTSHIM_WIRE_IN_SIZE];
+	unsigned char out[RTSHIM_WIRE_OUT_SIZE];
+};
+
+/* Connect to the first alternative of `address` that accepts, and queue the authentication
+ * and Hello.  0, or -ENOTCONN (no usable address, nobody listening), -ETIMEDOUT, -ENOMEM; then
+ * nothing is open. */
+int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t deadline);
+
+/* Queue `call` (its serial is assigned here): the serial, or -ENOSPC. */
+long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call);
+
+/* Write what is queued, then read until the reply to `serial` (a method return or an error):
+ * 0 and *m (its strings point into c, valid until the next call on c), or -ETIMEDOUT,
+ * -ENOTCONN (the bus closed the connection or refused the authentication), -EPROTO (a
+ * malformed message). */
+int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
+		      struct rtshim_wire_msg *m);
+
+void rtshim_wire_close(struct rtshim_wire_conn *c);
+
+/* The authentication and BEGIN for user `uid`, as the bus reads them, written into buf: the
+ * length, or -ENOSPC. */
+int rtshim_wire_auth(char *buf, size_t size, unsigned uid);
+
+#endif
