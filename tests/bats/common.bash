@@ -14,11 +14,13 @@ CLIENT=$LIBOUT/librtshim-client.so
 RTRUN=$PFX/bin/rtrun
 PROBES=$B/tests/probes
 TESTBED=$RTSHIM_ROOT/scripts/testbed
+# SCRIPTS: scripts/ as the test user can run them (tests/run publishes a readable copy).
+SCRIPTS=${RTSHIM_SCRIPTS:-$RTSHIM_ROOT/scripts}
 TEST_USER=${RTSHIM_TEST_USER:-rtshim-test}
 # SHIM_PRELOAD: the LD_PRELOAD value that loads the shim under test.  An ASan-built shim needs
 # the ASan runtime first (tests/run's ASan pass sets RTSHIM_ASAN_RUNTIME).
 SHIM_PRELOAD=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME }$SHIM
-export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER SHIM_PRELOAD
+export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED SCRIPTS TEST_USER SHIM_PRELOAD
 
 # tb_start [--deny] [--fifo] [-- RTKIT-DAEMON-ARGS...]: a private stack for this suite.
 tb_start() {

@@ -1128,7 +1128,7 @@ wait_app() {
 
 @test "rtshim-desktop: override written, valid, Exec through rtrun; --list; --remove restores" {
 	desktop_setup
-	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop o=$XDG/home/applications/org.rtshim.TestApp.desktop
+	local sd=$SCRIPTS/rtshim-desktop o=$XDG/home/applications/org.rtshim.TestApp.desktop
 	run -0 as_desktop_user "$sd" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
 	[ -f "$o" ]
 	run -0 desktop-file-validate "$o"
@@ -1147,7 +1147,7 @@ wait_app() {
 
 @test "rtshim-desktop: refuses the user's own file, unknown names and bad rtrun options" {
 	desktop_setup
-	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop
+	local sd=$SCRIPTS/rtshim-desktop
 	mkdir -p "$XDG/home/applications"
 	printf '[Desktop Entry]\nType=Application\nName=mine\nExec=true\n' \
 		>"$XDG/home/applications/org.rtshim.TestApp.desktop"
@@ -1165,7 +1165,7 @@ wait_app() {
 @test "rtshim-desktop + dex: the launched program's main thread is RT (-p 11)" {
 	command -v dex >/dev/null || skip "dex not installed"
 	desktop_setup
-	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
+	run -0 as_desktop_user "$SCRIPTS/rtshim-desktop" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
 	as_desktop_user dex "$XDG/home/applications/org.rtshim.TestApp.desktop" >/dev/null 2>&1 3>&- &
 	wait_app
 	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 11" ]
@@ -1177,7 +1177,7 @@ wait_app() {
 	command -v gio >/dev/null || skip "gio not installed"
 	desktop_setup
 	local o=$XDG/home/applications/org.rtshim.Legacy.desktop
-	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" org.rtshim.Legacy
+	run -0 as_desktop_user "$SCRIPTS/rtshim-desktop" --rtrun "$RTRUN" org.rtshim.Legacy
 	grep -qx "Exec=env LD_PRELOAD=/lib/$MULTIARCH/libm.so.6 $RTRUN $XDG/legacy.sh" "$o"
 	grep -qx "DBusActivatable=false" "$o"
 	run -0 desktop-file-validate "$o"
