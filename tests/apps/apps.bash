@@ -150,14 +150,16 @@ wait_until() {
 }
 
 # threads PID: one line per thread, "TID COMM POLICY PRIORITY" as the kernel reports them,
-# e.g. "4242 jackd SCHED_RR|SCHED_RESET_ON_FORK 20".
+# e.g. "4242 jackd SCHED_RR|SCHED_RESET_ON_FORK 20".  A thread that exits while it is read is
+# left out, not listed with a field missing.
 threads() {
-	local t tid s
+	local t tid s comm
 	for t in /proc/$1/task/*; do
 		tid=${t##*/}
+		comm=$({ tr ' ' _ <"$t/comm"; } 2>/dev/null) || continue
 		s=$(sched_of "$tid" 2>/dev/null) || continue
-		[[ -n $s ]] || continue
-		echo "$tid $(tr ' ' _ <"$t/comm" 2>/dev/null) $s"
+		[[ -n $s && -n $comm && -d $t ]] || continue
+		echo "$tid $comm $s"
 	done
 }
 
@@ -166,6 +168,8 @@ threads() {
 thread_named() { threads "$1" | awk -v c="${2:0:15}" '$2 == c { print $1; found = 1; exit } END { exit !found }'; }
 
 rt_threads() { threads "$1" | awk '$3 ~ /SCHED_(FIFO|RR)/'; }
+# rt_prios_are PID "P1 P2...": the priorities of PID's RT threads, in ascending order, are these.
+rt_prios_are() { [[ $(rt_threads "$1" | awk '{ print $4 }' | sort -n | paste -sd ' ') == "$2" ]]; }
 count_rt() { rt_threads "$1" | wc -l; }
 count_threads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 has_rt() { (($(count_rt "$1") >= ${2:-1})); }

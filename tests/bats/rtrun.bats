@@ -510,14 +510,8 @@ int main(void)
 EOF
 	cc -m32 -o "$WORK/fifo32" "$WORK/fifo32.c" || skip "no i386 toolchain (gcc-multilib)"
 	chmod 755 "$WORK/fifo32"
-	# a kernel (or sandbox) that cannot execute i386 binaries: rtrun fails exactly as env does
-	if ! "$WORK/fifo32" </dev/null >/dev/null 2>&1; then
-		run as_user env "$WORK/fifo32"
-		local plain=$status
-		run as_user "$RTRUN" "$WORK/fifo32"
-		[ "$status" -eq "$plain" ]
-		return 0
-	fi
+	"$WORK/fifo32" </dev/null >/dev/null 2>&1 ||
+		skip "this kernel cannot run 32-bit programs (no IA32 emulation): no grant to check"
 	bg_run "$RTRUN" "$WORK/fifo32"
 	if [[ -e $PFX/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
 		! grep -q 'wrong ELF class\|ld.so' "$ERR" || false
@@ -904,7 +898,7 @@ ask() {
 
 @test "--check with rtkit-daemon stopped (SIGSTOP): one answer, rtkit hung, within the request timeout" {
 	kill -STOP "$(tb_pid rtkit)"
-	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check; s=$?
+	run as_user env -u RTSHIM_TIMEOUT_MS sh -c 't0=$(date +%s%N); timeout 10 "$1" --check; s=$?
 		echo "status=$s ms=$((($(date +%s%N) - t0) / 1000000))"' sh "$RTRUN"
 	kill -CONT "$(tb_pid rtkit)"
 	echo "$output"
