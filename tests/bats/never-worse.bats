@@ -192,12 +192,12 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 # ---- a handler that forks while its thread is inside a request ------------------------------
 
 @test "a signal handler that forks while its thread asks for RT and drops it: 8 runs of 2 s, no hang" {
-	run bounded 20 --noshim fork-in-handler 2 2000
+	run bounded 20 --noshim fork-in-handler 2 2000 21
 	[ "$status" -eq 0 ]
 	(($(line forks) > 20))
 	local i
 	for i in 1 2 3 4 5 6 7 8; do
-		run bounded 20 fork-in-handler 2 2000
+		run bounded 20 fork-in-handler 2 2000 21
 		echo "run $i: status $status: $(line forks) forks, $(line granted) of $(line requests) requests granted"
 		[ "$status" -eq 0 ]
 		(($(line forks) > 20))

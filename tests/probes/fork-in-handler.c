@@ -1,8 +1,9 @@
 /* fork-in-handler — a signal handler that forks (fork is async-signal-safe) while the thread it
  * interrupts asks for realtime and drops it again, over and over.  Another thread sends the
- * signal every GAP microseconds.  Usage: fork-in-handler [SECONDS [GAP]]  (default 3, 200)
- * Prints "forks F", "requests R", "granted G" and "done"; a deadlock is a probe that never
- * ends. */
+ * signal every GAP microseconds.  Usage: fork-in-handler [SECONDS [GAP [FORKS]]]  (default 3,
+ * 200, 0): it runs SECONDS, then on until the handler has forked FORKS times (a busy machine
+ * forks slower), 15 s at most.  Prints "forks F", "requests R", "granted G" and "done"; a
+ * deadlock is a probe that never ends. */
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +40,7 @@ static void *sender(void *arg)
 int main(int argc, char **argv)
 {
 	int seconds = argc > 1 ? atoi(argv[1]) : 3, requests = 0, granted = 0;
+	int min_forks = argc > 3 ? atoi(argv[3]) : 0;
 	if (argc > 2)
 		gap_us = atol(argv[2]);
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
@@ -48,8 +50,8 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	asker = pthread_self();
 	pthread_create(&t, NULL, sender, NULL);
-	time_t end = time(NULL) + seconds;
-	while (time(NULL) < end) {
+	time_t start = time(NULL), end = start + seconds, last = start + 15;
+	while (time(NULL) < end || (forks < min_forks && time(NULL) < last)) {
 		struct sched_param rt = { .sched_priority = 10 }, other = { .sched_priority = 0 };
 		requests++;
 		if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &rt) == 0)

@@ -18,6 +18,8 @@
  *     script            commands from stdin, one a line (limits, self, nice, thread, pid,
  *                       timeout MS, wait-file PATH); each result prefixed by the command
  *
+ * The timeout: --timeout MS, else RTSHIM_TIMEOUT_MS from the environment (as the shim reads
+ * it), else the client's default.
  * A request prints "ok" or "error ENAME: explanation", then "elapsed_ms=N", then the kernel's
  * view of the thread: "kernel=SCHED_RR|SCHED_RESET_ON_FORK 10" (nice: also "nice=N").
  * Exit status: 0 success, 1 an rtkit error, 2 usage.
@@ -476,6 +478,8 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage();
+	if (!timeout_ms && parse_int(getenv("RTSHIM_TIMEOUT_MS"), &timeout_ms) < 0)
+		timeout_ms = 0;
 	if (timeout_ms)
 		api->set_timeout_ms(timeout_ms);
 
