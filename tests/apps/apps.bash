@@ -92,9 +92,11 @@ descendants() {
 	done
 }
 
-# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it.
+# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it,
+# once it is there (60 s at most: a busy machine starts a program behind a shell, pw-jack and
+# rtrun slowly); fails at once if ROOT ends first.
 find_prog() {
-	local root=$1 comm=${2:0:15} secs=${3:-20} i p
+	local root=$1 comm=${2:0:15} secs=${3:-60} i p
 	for ((i = 0; i < secs * 10; i++)); do
 		for p in $(descendants "$root"); do
 			if [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$comm" ]]; then
@@ -105,7 +107,11 @@ find_prog() {
 		[[ -d /proc/$root ]] || break
 		sleep 0.1
 	done
-	echo "no process '$comm' under PID $root" >&2
+	if [[ -d /proc/$root ]]; then
+		echo "no process '$comm' under PID $root after $secs s" >&2
+	else
+		echo "no process '$comm' under PID $root: it ended" >&2
+	fi
 	return 1
 }
 
