@@ -312,7 +312,9 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 		[ "${lines[0]}" = "error ETIMEDOUT: no answer from rtkit-daemon or the system bus within the timeout" ]
 		# margins for a busy machine and the sanitizers; far below the 10 s of every other test
 		(($(elapsed) >= want && $(elapsed) <= want + 700))
-		((wall <= want + 2500)) # process start-up, testbed wrapper, prlimit and setpriv included
+		# process start-up, testbed wrapper, prlimit and setpriv included (3.7 s seen under load):
+		# far below libdbus's own 25 s default, which a request that ignored its timeout waits
+		((wall < 8000))
 		[ "${lines[2]}" = "kernel=SCHED_OTHER 0" ]
 	done
 	kill -CONT "$(tb_pid rtkit)"
@@ -331,7 +333,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "error ETIMEDOUT: "* ]]
 	(($(elapsed) >= 300 && $(elapsed) <= 300 + 700))
-	((wall <= 300 + 2500))
+	((wall < 8000)) # (see above)
 	kill -CONT "$(tb_pid bus)"
 }
 
