@@ -92,17 +92,27 @@ descendants() {
 	done
 }
 
-# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it,
-# once it is there (60 s at most: a busy machine starts a program behind a shell, pw-jack and
-# rtrun slowly); fails at once if ROOT ends first.
+# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it
+# (the nearest to ROOT), once it is there (60 s at most: a busy machine starts a program behind
+# a shell, pw-jack and rtrun slowly); fails at once if ROOT ends first.  Each look walks the
+# kernel's child lists (/proc/PID/task/TID/children) in bash alone: a pgrep per process, each
+# reading all of /proc, took longer on a busy machine than ecasound's 3 s run.
 find_prog() {
-	local root=$1 comm=${2:0:15} secs=${3:-60} i p
+	local root=$1 comm=${2:0:15} secs=${3:-60} i p t name
+	local -a todo kids
 	for ((i = 0; i < secs * 10; i++)); do
-		for p in $(descendants "$root"); do
-			if [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$comm" ]]; then
-				echo "$p"
-				return 0
-			fi
+		todo=("$root")
+		while ((${#todo[@]})); do
+			p=${todo[0]}
+			todo=("${todo[@]:1}")
+			name=
+			{ read -r name <"/proc/$p/comm"; } 2>/dev/null
+			[[ $name == "$comm" ]] && { echo "$p"; return 0; }
+			for t in /proc/"$p"/task/*/children; do
+				kids=()
+				{ read -r -a kids <"$t"; } 2>/dev/null
+				todo+=("${kids[@]}")
+			done
 		done
 		[[ -d /proc/$root ]] || break
 		sleep 0.1
