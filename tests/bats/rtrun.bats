@@ -882,7 +882,7 @@ ask() {
 	((SECONDS - t0 < 5))
 }
 
-@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within 1 s" {
+@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within the request timeout" {
 	kill -STOP "$(tb_pid bus)"
 	# timed where rtrun runs, without the testbed's own start-up; `timeout 10` bounds a hang
 	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check --timeout 300; s=$?
@@ -890,7 +890,8 @@ ask() {
 	kill -CONT "$(tb_pid bus)"
 	echo "$output"
 	[[ ${lines[-1]} =~ ^status=1\ ms=([0-9]+)$ ]]
-	((BASH_REMATCH[1] < 1000))
+	# the 300 ms, with a margin for a busy machine; below the 2000 ms of a wait of --check's own
+	((BASH_REMATCH[1] < 1700))
 	[[ $output == *"system bus      unix:path=$TB_DIR/bus does not answer: no answer within 300 ms"* ]]
 	[[ $output == *"fix: the system bus (unix:path=$TB_DIR/bus) did not answer within 300 ms"* ]]
 	[[ $output != *"rtkit grant"* ]]
