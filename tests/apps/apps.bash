@@ -185,7 +185,23 @@ thread_named() { threads "$1" | awk -v c="${2:0:15}" '$2 == c { print $1; found 
 
 rt_threads() { threads "$1" | awk '$3 ~ /SCHED_(FIFO|RR)/'; }
 # rt_prios_are PID "P1 P2...": the priorities of PID's RT threads, in ascending order, are these.
-rt_prios_are() { [[ $(rt_threads "$1" | awk '{ print $4 }' | sort -n | paste -sd ' ') == "$2" ]]; }
+# Read from /proc/PID/task/TID/stat (rt_priority, policy) in bash alone: a poll that forks chrt
+# per thread outlived a 3 s program on a busy machine.
+rt_prios_are() {
+	local t line i j x
+	local -a f prios=()
+	for t in /proc/"$1"/task/*/stat; do
+		{ read -r line <"$t"; } 2>/dev/null || continue
+		read -r -a f <<<"${line##*) }" # from field 3 (state) on
+		((f[38] == 1 || f[38] == 2)) && prios+=("${f[37]}") # SCHED_FIFO, SCHED_RR
+	done
+	for ((i = 1; i < ${#prios[@]}; i++)); do # insertion sort, a few threads
+		x=${prios[i]}
+		for ((j = i - 1; j >= 0 && prios[j] > x; j--)); do prios[j + 1]=${prios[j]}; done
+		prios[j + 1]=$x
+	done
+	[[ ${prios[*]} == "$2" ]]
+}
 count_rt() { rt_threads "$1" | wc -l; }
 count_threads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 has_rt() { (($(count_rt "$1") >= ${2:-1})); }
