@@ -263,13 +263,15 @@ deps:
 	@$(INSTALL_DEPS)
 
 # check: the normal build's suites, then (tests/run's second pass) the ASan+UBSan build's unit
-# tests and shim suites; the TSan build for tests/bats/checkers.bats.
+# tests and shim suites; the TSan build for tests/bats/checkers.bats.  BUSY=1: with two CPU-bound
+# processes at 50 % each beside the tests (tests/run: RTSHIM_BUSY).
+BUSY ?=
 check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
 	@$(MAKE) --no-print-directory -j$(NPROC) cross
-	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan tests/run)
+	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan RTSHIM_BUSY=$(BUSY) tests/run)
 
 # demo: what scripts/demo runs (rtrun, the 64-bit shim and client: jackd is 64-bit), quietly;
 # compiler errors still show.

@@ -92,20 +92,36 @@ descendants() {
 	done
 }
 
-# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it.
+# find_prog ROOT COMM [SECONDS]: the PID of the process named COMM that is ROOT or below it
+# (the nearest to ROOT), once it is there (60 s at most: a busy machine starts a program behind
+# a shell, pw-jack and rtrun slowly); fails at once if ROOT ends first.  Each look walks the
+# kernel's child lists (/proc/PID/task/TID/children) in bash alone: a pgrep per process, each
+# reading all of /proc, took longer on a busy machine than ecasound's 3 s run.
 find_prog() {
-	local root=$1 comm=${2:0:15} secs=${3:-20} i p
+	local root=$1 comm=${2:0:15} secs=${3:-60} i p t name
+	local -a todo kids
 	for ((i = 0; i < secs * 10; i++)); do
-		for p in $(descendants "$root"); do
-			if [[ $(cat "/proc/$p/comm" 2>/dev/null) == "$comm" ]]; then
-				echo "$p"
-				return 0
-			fi
+		todo=("$root")
+		while ((${#todo[@]})); do
+			p=${todo[0]}
+			todo=("${todo[@]:1}")
+			name=
+			{ read -r name <"/proc/$p/comm"; } 2>/dev/null
+			[[ $name == "$comm" ]] && { echo "$p"; return 0; }
+			for t in /proc/"$p"/task/*/children; do
+				kids=()
+				{ read -r -a kids <"$t"; } 2>/dev/null
+				todo+=("${kids[@]}")
+			done
 		done
 		[[ -d /proc/$root ]] || break
 		sleep 0.1
 	done
-	echo "no process '$comm' under PID $root" >&2
+	if [[ -d /proc/$root ]]; then
+		echo "no process '$comm' under PID $root after $secs s" >&2
+	else
+		echo "no process '$comm' under PID $root: it ended" >&2
+	fi
 	return 1
 }
 
@@ -150,14 +166,16 @@ wait_until() {
 }
 
 # threads PID: one line per thread, "TID COMM POLICY PRIORITY" as the kernel reports them,
-# e.g. "4242 jackd SCHED_RR|SCHED_RESET_ON_FORK 20".
+# e.g. "4242 jackd SCHED_RR|SCHED_RESET_ON_FORK 20".  A thread that exits while it is read is
+# left out, not listed with a field missing.
 threads() {
-	local t tid s
+	local t tid s comm
 	for t in /proc/$1/task/*; do
 		tid=${t##*/}
+		comm=$({ tr ' ' _ <"$t/comm"; } 2>/dev/null) || continue
 		s=$(sched_of "$tid" 2>/dev/null) || continue
-		[[ -n $s ]] || continue
-		echo "$tid $(tr ' ' _ <"$t/comm" 2>/dev/null) $s"
+		[[ -n $s && -n $comm && -d $t ]] || continue
+		echo "$tid $comm $s"
 	done
 }
 
@@ -166,6 +184,24 @@ threads() {
 thread_named() { threads "$1" | awk -v c="${2:0:15}" '$2 == c { print $1; found = 1; exit } END { exit !found }'; }
 
 rt_threads() { threads "$1" | awk '$3 ~ /SCHED_(FIFO|RR)/'; }
+# rt_prios_are PID "P1 P2...": the priorities of PID's RT threads, in ascending order, are these.
+# Read from /proc/PID/task/TID/stat (rt_priority, policy) in bash alone: a poll that forks chrt
+# per thread outlived a 3 s program on a busy machine.
+rt_prios_are() {
+	local t line i j x
+	local -a f prios=()
+	for t in /proc/"$1"/task/*/stat; do
+		{ read -r line <"$t"; } 2>/dev/null || continue
+		read -r -a f <<<"${line##*) }" # from field 3 (state) on
+		((f[38] == 1 || f[38] == 2)) && prios+=("${f[37]}") # SCHED_FIFO, SCHED_RR
+	done
+	for ((i = 1; i < ${#prios[@]}; i++)); do # insertion sort, a few threads
+		x=${prios[i]}
+		for ((j = i - 1; j >= 0 && prios[j] > x; j--)); do prios[j + 1]=${prios[j]}; done
+		prios[j + 1]=$x
+	done
+	[[ ${prios[*]} == "$2" ]]
+}
 count_rt() { rt_threads "$1" | wc -l; }
 count_threads() { ls "/proc/$1/task" 2>/dev/null | wc -l; }
 has_rt() { (($(count_rt "$1") >= ${2:-1})); }

@@ -52,7 +52,7 @@ main_thread_policy() { policy_of "$CLIENT"; }
 
 @test "pw-jack jnoise without rtrun: PipeWire's libjack makes its data thread an rtkit grant itself, no 'Cannot use real-time scheduling'" {
 	spawn "$APP_TMP/jnoise.log" "${PW_ENV[@]}" pw-jack jnoise
-	CLIENT=$(find_prog "$SPAWNED" jnoise)
+	CLIENT=$(find_prog "$SPAWNED" jnoise) || { cat "$APP_TMP/jnoise.log"; false; }
 	wait_until 20 has_rt "$CLIENT"
 	threads "$CLIENT"
 	assert_all_rt_granted "$CLIENT"
@@ -100,7 +100,7 @@ assert_synth_under_rtrun() {
 
 @test "pw-jack -p 256 rtrun -p 10 jnoise: pw-jack's -p is the period (PIPEWIRE_QUANTUM=256/48000), rtrun's -p the main thread's priority (RR 10); the data thread rtkit's grant" {
 	spawn "$APP_TMP/jnoise.log" "${PW_ENV[@]}" pw-jack -p 256 "$RTRUN" -p 10 jnoise
-	CLIENT=$(find_prog "$SPAWNED" jnoise)
+	CLIENT=$(find_prog "$SPAWNED" jnoise) || { cat "$APP_TMP/jnoise.log"; false; }
 	wait_until 20 has_rt "$CLIENT" 2
 	threads "$CLIENT"
 	tr '\0' '\n' <"/proc/$CLIENT/environ" | grep -x 'PIPEWIRE_QUANTUM=256/48000'

@@ -272,7 +272,7 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	run call self 5
 	[ "$status" -eq 1 ]
 	[ "${lines[0]}" = "error ENOTCONN: no system bus, or rtkit-daemon is not running on it" ]
-	(($(elapsed) < 200))
+	(($(elapsed) < 1000)) # at once: not its 10 s timeout (a margin for a busy machine and the sanitizers)
 	run call_nolimit limits
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "error ENOTCONN: "* ]]
@@ -298,16 +298,23 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	kill -STOP "$(tb_pid rtkit)"
 	local t0 wall timeout
 	for timeout in 300 default; do
-		local opt=() want=$timeout
-		[[ $timeout == default ]] && want=500 || opt=(--timeout "$timeout")
+		local want=$timeout
 		t0=$(ms_now)
-		run call "${opt[@]}" self 5
+		if [[ $timeout == default ]]; then
+			want=500
+			run as_user env -u RTSHIM_TIMEOUT_MS prlimit --rttime=200000 "$RTKIT_CALL" self 5
+		else
+			run call --timeout "$timeout" self 5
+		fi
 		wall=$(($(ms_now) - t0))
 		echo "timeout $want ms: client measured $(elapsed) ms, whole process $wall ms"
 		[ "$status" -eq 1 ]
 		[ "${lines[0]}" = "error ETIMEDOUT: no answer from rtkit-daemon or the system bus within the timeout" ]
-		(($(elapsed) >= want && $(elapsed) <= want + 250))
-		((wall <= want + 1500)) # process start-up, testbed wrapper, prlimit and setpriv included
+		# margins for a busy machine and the sanitizers; far below the 10 s of every other test
+		(($(elapsed) >= want && $(elapsed) <= want + 700))
+		# process start-up, testbed wrapper, prlimit and setpriv included (3.7 s seen under load):
+		# far below libdbus's own 25 s default, which a request that ignored its timeout waits
+		((wall < 8000))
 		[ "${lines[2]}" = "kernel=SCHED_OTHER 0" ]
 	done
 	kill -CONT "$(tb_pid rtkit)"
@@ -325,8 +332,8 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	echo "client measured $(elapsed) ms, whole process $wall ms"
 	[ "$status" -eq 1 ]
 	[[ ${lines[0]} == "error ETIMEDOUT: "* ]]
-	(($(elapsed) >= 300 && $(elapsed) <= 550))
-	((wall <= 1800))
+	(($(elapsed) >= 300 && $(elapsed) <= 300 + 700))
+	((wall < 8000)) # (see above)
 	kill -CONT "$(tb_pid bus)"
 }
 

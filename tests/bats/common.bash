@@ -14,11 +14,18 @@ CLIENT=$LIBOUT/librtshim-client.so
 RTRUN=$PFX/bin/rtrun
 PROBES=$B/tests/probes
 TESTBED=$RTSHIM_ROOT/scripts/testbed
+# SCRIPTS: scripts/ as the test user can run them (tests/run publishes a readable copy).
+SCRIPTS=${RTSHIM_SCRIPTS:-$RTSHIM_ROOT/scripts}
 TEST_USER=${RTSHIM_TEST_USER:-rtshim-test}
 # SHIM_PRELOAD: the LD_PRELOAD value that loads the shim under test.  An ASan-built shim needs
 # the ASan runtime first (tests/run's ASan pass sets RTSHIM_ASAN_RUNTIME).
 SHIM_PRELOAD=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME }$SHIM
-export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED TEST_USER SHIM_PRELOAD
+export RTSHIM_ROOT B PFX MULTIARCH LIBOUT SHIM CLIENT RTRUN PROBES TESTBED SCRIPTS TEST_USER SHIM_PRELOAD
+# Every request that is not a test's subject gets a long timeout (the shim and rtrun read it from
+# the environment): on a busy machine, or in the sanitizer and valgrind passes, a grant may take
+# longer than the default 500 ms.  A test of the timeout sets its own (RTSHIM_TIMEOUT_MS=300, or
+# env -u RTSHIM_TIMEOUT_MS for the default).
+export RTSHIM_TIMEOUT_MS=${RTSHIM_TIMEOUT_MS:-10000}
 
 # tb_start [--deny] [--fifo] [-- RTKIT-DAEMON-ARGS...]: a private stack for this suite.
 tb_start() {

@@ -89,14 +89,7 @@ start_probe32() {
 	[[ -x $d/opt/rtshim/bin/rtrun ]] ||
 		run -0 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$RTSHIM_ROOT" B="$WORK/ibuild" DESTDIR="$d" PREFIX=/opt/rtshim install
 	chmod -R a+rX "$d"
-	if [[ -z $IA32 ]]; then
-		# a kernel (or sandbox) that cannot run 32-bit programs: rtrun fails exactly as env does
-		run as_user env "$I386_PROBES/cyclictest-style" 1 80 </dev/null
-		local plain=$status
-		run as_user "$d/opt/rtshim/bin/rtrun" "$I386_PROBES/cyclictest-style" 1 80 </dev/null
-		[ "$status" -eq "$plain" ]
-		return 0
-	fi
+	[[ -n $IA32 ]] || skip "this kernel cannot run 32-bit programs (no IA32 emulation): no grant to check"
 	start_probe32 "$d"
 	pid=$(awk '/^pid /{ print $2; exit }' "$OUT")
 	tid=$(awk '$1 == "tid" && $2 == "t0" { print $3; exit }' "$OUT")

@@ -86,12 +86,12 @@ read_ms() { awk '$1 == "reads" && $2 == "A" { print int($6); exit }' "$OUT"; }
 
 @test "rtkit hung: the reader waits no longer than RTSHIM_TIMEOUT_MS, then reads the kernel (OTHER)" {
 	kill -STOP "$(tb_pid rtkit)"
-	race_run RTSHIM_TIMEOUT_MS=300
+	race_run RTSHIM_TIMEOUT_MS=1000
 	kill -CONT "$(tb_pid rtkit)"
 	grep -q '^call setschedparam-A rc=1 err=EPERM$' "$OUT"
 	[ "$(read_of)" = "OTHER 0" ]
 	local ms
 	ms=$(read_ms)
 	echo "reader returned after $ms ms"
-	((ms <= 300 + 150))
+	((ms < 1000 + 700)) # one timeout, not two, with a margin for a busy machine and the sanitizers
 }

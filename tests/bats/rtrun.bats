@@ -511,14 +511,8 @@ int main(void)
 EOF
 	cc -m32 -o "$WORK/fifo32" "$WORK/fifo32.c" || skip "no i386 toolchain (gcc-multilib)"
 	chmod 755 "$WORK/fifo32"
-	# a kernel (or sandbox) that cannot execute i386 binaries: rtrun fails exactly as env does
-	if ! "$WORK/fifo32" </dev/null >/dev/null 2>&1; then
-		run as_user env "$WORK/fifo32"
-		local plain=$status
-		run as_user "$RTRUN" "$WORK/fifo32"
-		[ "$status" -eq "$plain" ]
-		return 0
-	fi
+	"$WORK/fifo32" </dev/null >/dev/null 2>&1 ||
+		skip "this kernel cannot run 32-bit programs (no IA32 emulation): no grant to check"
 	bg_run "$RTRUN" "$WORK/fifo32"
 	if [[ -e $PFX/lib/i386-linux-gnu/rtshim/librtshim.so ]]; then
 		! grep -q 'wrong ELF class\|ld.so' "$ERR" || false
@@ -889,7 +883,7 @@ ask() {
 	((SECONDS - t0 < 5))
 }
 
-@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within 1 s" {
+@test "--check with the system bus daemon stopped (SIGSTOP): no, the bus does not answer, within the request timeout" {
 	kill -STOP "$(tb_pid bus)"
 	# timed where rtrun runs, without the testbed's own start-up; `timeout 10` bounds a hang
 	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check --timeout 300; s=$?
@@ -897,7 +891,8 @@ ask() {
 	kill -CONT "$(tb_pid bus)"
 	echo "$output"
 	[[ ${lines[-1]} =~ ^status=1\ ms=([0-9]+)$ ]]
-	((BASH_REMATCH[1] < 1000))
+	# the 300 ms, with a margin for a busy machine; below the 2000 ms of a wait of --check's own
+	((BASH_REMATCH[1] < 1700))
 	[[ $output == *"system bus      unix:path=$TB_DIR/bus does not answer: no answer within 300 ms"* ]]
 	[[ $output == *"fix: the system bus (unix:path=$TB_DIR/bus) did not answer within 300 ms"* ]]
 	[[ $output != *"rtkit grant"* ]]
@@ -905,7 +900,7 @@ ask() {
 
 @test "--check with rtkit-daemon stopped (SIGSTOP): one answer, rtkit hung, within the request timeout" {
 	kill -STOP "$(tb_pid rtkit)"
-	run as_user sh -c 't0=$(date +%s%N); timeout 10 "$1" --check; s=$?
+	run as_user env -u RTSHIM_TIMEOUT_MS sh -c 't0=$(date +%s%N); timeout 10 "$1" --check; s=$?
 		echo "status=$s ms=$((($(date +%s%N) - t0) / 1000000))"' sh "$RTRUN"
 	kill -CONT "$(tb_pid rtkit)"
 	echo "$output"
@@ -1129,7 +1124,7 @@ wait_app() {
 
 @test "rtshim-desktop: override written, valid, Exec through rtrun; --list; --remove restores" {
 	desktop_setup
-	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop o=$XDG/home/applications/org.rtshim.TestApp.desktop
+	local sd=$SCRIPTS/rtshim-desktop o=$XDG/home/applications/org.rtshim.TestApp.desktop
 	run -0 as_desktop_user "$sd" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
 	[ -f "$o" ]
 	run -0 desktop-file-validate "$o"
@@ -1148,7 +1143,7 @@ wait_app() {
 
 @test "rtshim-desktop: refuses the user's own file, unknown names and bad rtrun options" {
 	desktop_setup
-	local sd=$RTSHIM_ROOT/scripts/rtshim-desktop
+	local sd=$SCRIPTS/rtshim-desktop
 	mkdir -p "$XDG/home/applications"
 	printf '[Desktop Entry]\nType=Application\nName=mine\nExec=true\n' \
 		>"$XDG/home/applications/org.rtshim.TestApp.desktop"
@@ -1166,7 +1161,7 @@ wait_app() {
 @test "rtshim-desktop + dex: the launched program's main thread is RT (-p 11)" {
 	command -v dex >/dev/null || skip "dex not installed"
 	desktop_setup
-	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
+	run -0 as_desktop_user "$SCRIPTS/rtshim-desktop" --rtrun "$RTRUN" -p 11 org.rtshim.TestApp
 	as_desktop_user dex "$XDG/home/applications/org.rtshim.TestApp.desktop" >/dev/null 2>&1 3>&- &
 	wait_app
 	[ "$(sched_of "$PID")" = "SCHED_RR|SCHED_RESET_ON_FORK 11" ]
@@ -1178,7 +1173,7 @@ wait_app() {
 	command -v gio >/dev/null || skip "gio not installed"
 	desktop_setup
 	local o=$XDG/home/applications/org.rtshim.Legacy.desktop
-	run -0 as_desktop_user "$RTSHIM_ROOT/scripts/rtshim-desktop" --rtrun "$RTRUN" org.rtshim.Legacy
+	run -0 as_desktop_user "$SCRIPTS/rtshim-desktop" --rtrun "$RTRUN" org.rtshim.Legacy
 	grep -qx "Exec=env LD_PRELOAD=/lib/$MULTIARCH/libm.so.6 $RTRUN $XDG/legacy.sh" "$o"
 	grep -qx "DBusActivatable=false" "$o"
 	run -0 desktop-file-validate "$o"

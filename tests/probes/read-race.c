@@ -13,7 +13,24 @@
 #include "probe.h"
 
 static volatile int started; /* JackPosixThread's fStatus = kIniting */
+static volatile int answered; /* A's own request has returned */
 static volatile pid_t a_tid;
+
+/* a_sleeps: A is asleep in the kernel (state S in /proc/self/task/TID/stat): after it started,
+ * the only place it sleeps is its own request waiting for rtkit's answer. */
+static int a_sleeps(void)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)a_tid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
 
 static void *thread_a(void *p)
 {
@@ -23,6 +40,7 @@ static void *thread_a(void *p)
 	__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
 	struct sched_param sp = { .sched_priority = 65 };
 	PROBE_PTHREAD("setschedparam-A", pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp));
+	__atomic_store_n(&answered, 1, __ATOMIC_RELEASE);
 	probe_kernel("A");
 	probe_park();
 	return NULL;
@@ -54,6 +72,11 @@ int main(int argc, char **argv)
 		return 1;
 	while (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
 		usleep(1000); /* StartSync's JackSleep(1000) */
+	/* StartSync returns 1 ms into A's start, when on a real machine A's request is in flight; on
+	 * a busy one A may not have reached it yet: read once it is (A asleep in it), or once it has
+	 * its answer (EPERM at once without the shim).  10 s at most. */
+	for (int i = 0; i < 100000 && !__atomic_load_n(&answered, __ATOMIC_ACQUIRE) && !a_sleeps(); i++)
+		usleep(100);
 
 	struct timespec t0;
 	int policy;
