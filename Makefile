@@ -292,8 +292,9 @@ bench: deps
 
 # autopkgtest: the Debian packages' tests as a distribution's CI runs them (as root): builds the
 # .debs from the tracked files, then autopkgtest DEBS SOURCE -- null; see scripts/autopkgtest.
+# TESTBED=chroot: in a clean minimal Debian 12 chroot instead (scripts/autopkgtest --chroot).
 autopkgtest:
-	scripts/autopkgtest
+	scripts/autopkgtest $(if $(filter chroot,$(TESTBED)),--chroot)
 
 I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all
