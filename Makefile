@@ -240,18 +240,34 @@ $(B)/bench/%: bench/%.c
 # them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
 # clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
 # would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
-# The shim carries its D-Bus client; not librtshim-client.so (--check's doctor): it needs the
-# target's libdbus-1-dev.
+# The shim carries its D-Bus client.  With a sysroot of the target (scripts/cross-sysroot: its
+# libc6-dev and libdbus-1-dev), also librtshim-client.so (--check's doctor) and
+# CROSS_GRANT_PROBES, built against it: a grant through the host's rtkit.
 CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
+CROSS_ARCH_aarch64-linux-gnu := arm64
+CROSS_ARCH_arm-linux-gnueabihf := armhf
 CROSS_PROBES := syscall-pass syscall-sched syscall-guard
-.PHONY: cross $(addprefix cross-,$(CROSS_TARGETS))
+CROSS_GRANT_PROBES := cyclictest-style rt-busy
+RTSHIM_SYSROOT_DIR ?= /var/tmp/rtshim-sysroot
+.PHONY: cross cross-sysroots $(addprefix cross-,$(CROSS_TARGETS))
 cross: $(addprefix cross-,$(CROSS_TARGETS))
 $(addprefix cross-,$(CROSS_TARGETS)): cross-%:
-	+@$(MAKE) --no-print-directory B=$(B)/cross/$* MULTIARCH=$* CC="$(CROSS_CC_$*)" I386= \
-	  DBUS_CFLAGS= DBUS_LIBS= $(B)/cross/$*/lib/$*/rtshim/librtshim.so $(B)/cross/$*/bin/rtrun \
-	  $(patsubst %,$(B)/cross/$*/tests/$*/probes/%,$(CROSS_PROBES))
+	+@sr=$(RTSHIM_SYSROOT_DIR)-$(CROSS_ARCH_$*); out=$(B)/cross/$*; \
+	if [ -e $$sr/.rtshim-complete ]; then \
+	  $(MAKE) --no-print-directory B=$$out MULTIARCH=$* CC="$(CROSS_CC_$*) --sysroot=$$sr" I386= \
+	    DBUS_CFLAGS="-I$$sr/usr/include/dbus-1.0 -I$$sr/usr/lib/$*/dbus-1.0/include" \
+	    DBUS_LIBS="-L$$sr/lib/$* -L$$sr/usr/lib/$* -l:libdbus-1.so.3" $$out/lib/$*/rtshim/librtshim-client.so \
+	    $(patsubst %,$$out/tests/$*/probes/%,$(CROSS_GRANT_PROBES)) \
+	    $$out/lib/$*/rtshim/librtshim.so $$out/bin/rtrun $(patsubst %,$$out/tests/$*/probes/%,$(CROSS_PROBES)); \
+	else \
+	  $(MAKE) --no-print-directory B=$$out MULTIARCH=$* CC="$(CROSS_CC_$*)" I386= \
+	    DBUS_CFLAGS= DBUS_LIBS= $$out/lib/$*/rtshim/librtshim.so $$out/bin/rtrun \
+	    $(patsubst %,$$out/tests/$*/probes/%,$(CROSS_PROBES)); \
+	fi
+cross-sysroots:
+	@scripts/cross-sysroot $(foreach t,$(CROSS_TARGETS),$(CROSS_ARCH_$(t)))
 
 # check, demo and bench install the build dependencies first (deps), then build in a new
 # $(MAKE): this one read the Makefile, and ran pkg-config, before deps installed anything.
@@ -270,6 +286,7 @@ check: deps
 	@$(MAKE) --no-print-directory -j$(NPROC) tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=1 B=build-asan tests
 	@$(MAKE) --no-print-directory -j$(NPROC) SANITIZE=thread B=build-tsan tsan
+	@$(MAKE) --no-print-directory cross-sysroots
 	@$(MAKE) --no-print-directory -j$(NPROC) cross
 	$(call run_unless_build_only,B=$(B) RTSHIM_ASAN_BUILD=build-asan RTSHIM_TSAN_BUILD=build-tsan RTSHIM_BUSY=$(BUSY) tests/run)
 
@@ -287,8 +304,9 @@ bench: deps
 
 # autopkgtest: the Debian packages' tests as a distribution's CI runs them (as root): builds the
 # .debs from the tracked files, then autopkgtest DEBS SOURCE -- null; see scripts/autopkgtest.
+# TESTBED=chroot: in a clean minimal Debian 12 chroot instead (scripts/autopkgtest --chroot).
 autopkgtest:
-	scripts/autopkgtest
+	scripts/autopkgtest $(if $(filter chroot,$(TESTBED)),--chroot)
 
 I386_LIBOUT := $(B)/lib/i386-linux-gnu/rtshim
 install: all

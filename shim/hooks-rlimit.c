@@ -9,6 +9,12 @@
  * the hard one; so does syscall(SYS_prlimit64, ...) (hooks-syscall-entry.S).  Every other
  * resource and process, RLIMIT_RTTIME before a grant armed the guard, and the shim's own calls
  * (inside a request) go straight to the next definition. */
+
+/* The ABI's two names, each with its own layout: getrlimit with struct rlimit (rlim_t of 32 bits
+ * on i386 and armhf), getrlimit64 with struct rlimit64.  A 32-bit build with 64-bit file offsets
+ * (Debian's future=+lfs, time64) would turn every getrlimit below into a second getrlimit64. */
+#undef _FILE_OFFSET_BITS
+#undef _TIME_BITS
 #include <errno.h>
 #include <stdint.h>
 #include <sys/resource.h>

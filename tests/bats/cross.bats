@@ -145,3 +145,96 @@ guard_promise() {
 @test "arm64, armhf under qemu: SIGXCPU blocked through syscall(SYS_rt_sigprocmask) by a program started realtime: it reads its own mask, is demoted instead of killed" {
 	guard_promise mask $'blocked yes\n' $'blocked yes\nkernel-rttime 400000 500000\nkernel start FIFO 10\n' 0
 }
+
+# ---- a grant through the host's rtkit: the client and the threaded probes built against the
+# target's sysroot (scripts/cross-sysroot: its libc and libdbus), run under qemu-user with it ----
+
+# sysroot_of TRIPLET: the sysroot `make cross` built the client against, or nothing.
+sysroot_of() {
+	local a
+	case $1 in aarch64-*) a=arm64 ;; arm-*) a=armhf ;; esac
+	local d=${RTSHIM_SYSROOT_DIR:-/var/tmp/rtshim-sysroot}-$a
+	[[ -e $d/.rtshim-complete && -f $B/cross/$1/lib/$1/rtshim/librtshim-client.so ]] && echo "$d"
+}
+
+need_sysroots() {
+	local t
+	for t in "${TARGETS[@]}"; do
+		sysroot_of "$t" >/dev/null ||
+			skip "no $t sysroot or client: scripts/cross-sysroot arm64 armhf (mmdebstrap), then make cross"
+	done
+}
+
+# qemu_bg TRIPLET UNTIL PROBE ARGS...: the probe under qemu with the shim (and its client) as the
+# test user, requests with a long timeout, kept running by a FIFO this shell holds, until it
+# prints a line matching UNTIL (or ends); OUT and ERR are its output.
+qemu_bg() {
+	local t=$1 until=$2 p=$3 i sr fifo=$BATS_TEST_TMPDIR/qemu.in
+	shift 3
+	sr=$(sysroot_of "$t")
+	OUT=$BATS_TEST_TMPDIR/qemu.out ERR=$BATS_TEST_TMPDIR/qemu.err
+	rm -f "$fifo"; mkfifo -m 666 "$fifo"
+	as_user env RTSHIM_TIMEOUT_MS=10000 "$(qemu_of "$t")" -L "$sr" \
+		-E LD_PRELOAD="$B/cross/$t/lib/$t/rtshim/librtshim.so" "$B/cross/$t/tests/$t/probes/$p" "$@" \
+		<"$fifo" >"$OUT" 2>"$ERR" 3>&- &
+	BG=$!
+	exec 8>"$fifo"
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$until" "$OUT" 2>/dev/null && break
+		kill -0 "$BG" 2>/dev/null || break
+		sleep 0.05
+	done
+	PID=$(awk '/^pid /{ print $2; exit }' "$OUT")
+	cat "$OUT" "$ERR"
+}
+
+qemu_stop() {
+	[[ -n ${BG:-} ]] || return 0
+	exec 8>&-
+	wait "$BG" || true
+	unset BG
+}
+
+teardown() { qemu_stop; }
+
+@test "arm64, armhf under qemu with the target's libdbus: a thread's sched_setscheduler is granted by the host's rtkit (RR|RESET_ON_FORK 20 in the kernel)" {
+	local t tid
+	need_sysroots
+	for t in "${TARGETS[@]}"; do
+		qemu_bg "$t" '^sees t0' cyclictest-style 1 80
+		tid=$(awk '$1 == "tid" && $2 == "t0" { print $3; exit }' "$OUT")
+		[ -n "$PID" ] && [ -n "$tid" ]
+		grep -q "$B/cross/$t/lib/$t/rtshim/librtshim-client.so" "/proc/$PID/maps"
+		grep -q '^call setscheduler-t0 rc=0' "$OUT"
+		[ "$(sched_of "$PID" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
+		qemu_stop
+	done
+}
+
+@test "arm64, armhf under qemu with the target's libdbus: syscall(SYS_sched_setscheduler) as the test user is granted by the host's rtkit" {
+	local t
+	need_sysroots
+	for t in "${TARGETS[@]}"; do
+		run -0 as_user env RTSHIM_TIMEOUT_MS=10000 "$(qemu_of "$t")" -L "$(sysroot_of "$t")" \
+			-E LD_PRELOAD="$B/cross/$t/lib/$t/rtshim/librtshim.so" "$B/cross/$t/tests/$t/probes/syscall-sched" 10
+		echo "$t: $output"
+		[[ $output == *"call setscheduler rc=0 err=OK"*"kernel set RR|RESET 10"* ]]
+		[[ $output == *"kernel param RR|RESET 9"* ]]
+	done
+}
+
+@test "arm64, armhf under qemu with the target's libdbus: a granted thread that spins is demoted by the runaway guard, the program lives" {
+	local t tid
+	need_sysroots
+	for t in "${TARGETS[@]}"; do
+		qemu_bg "$t" '^ready' rt-busy dfl 0.6 70 1
+		tid=$(awk '$1 == "tid" && $2 == "busy0" { print $3; exit }' "$OUT")
+		grep -q '^kernel busy0-start RR|RESET 20$' "$OUT"
+		grep -q '^survived$' "$OUT"
+		kill -0 "$PID"
+		[ "$(sched_of "$PID" "$tid")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+		[ "$(soft_rttime "$PID")" = 160000 ]
+		[ "$(grep -c 'demoted to SCHED_OTHER' "$ERR")" = 1 ]
+		qemu_stop
+	done
+}
