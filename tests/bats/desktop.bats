@@ -210,3 +210,55 @@ path_without_rtrun() {
 		[[ $text == *"$o"* ]] || { echo "rtshim-desktop(1) lacks $o"; return 1; }
 	done
 }
+
+# launch_report FILE: start desktop entry FILE as a launcher does (gio launch), wait for the
+# reporter's file and print it: its arguments, directory and environment (the launcher's own
+# variables and LD_PRELOAD left out)
+launch_report() {
+	local i
+	rm -f "$REP.out"
+	gio launch "$1" >/dev/null 2>&1 </dev/null
+	for ((i = 0; i < 200; i++)); do [ -f "$REP.out" ] && break; sleep 0.05; done
+	[ -f "$REP.out" ] || { echo "$1 did not start: Exec=$(sed -n 's/^Exec=//p' "$1")"; return 1; }
+	grep -v -e '^env=GIO_LAUNCHED_DESKTOP_FILE' -e '^env=LD_PRELOAD=' "$REP.out"
+}
+
+@test "rtshim-desktop: an Exec line behind env (options, -S, assignments) starts the program as before, through rtrun" {
+	command -v gio >/dev/null || skip "gio not installed"
+	REP=$BATS_TEST_TMPDIR/rep
+	local d=$BATS_TEST_TMPDIR/dir line before after
+	mkdir -p "$d"
+	printf '%s\n' '#!/bin/sh' \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; printf 'cwd=%s\n' \"\$(pwd)\"; env -0 | sort -z | tr '\0\n' '\n ' | sed 's/^/env=/'; } >$REP.tmp" \
+		"mv $REP.tmp $REP.out" >"$REP"
+	chmod 755 "$REP"
+	cp "$REP" "$d/rep"
+	local -a lines=(
+		"env \"FOO=a b\" $REP \"x y\" z"
+		"env -C $d ./rep a"
+		"env --chdir $d ./rep a"
+		"env --chdir=$d ./rep a"
+		"env -S \"$REP x 'y z'\""
+		"env -S \"-u HOME A=1\" $REP b"
+		"env -iS\"A=1 $REP q\" tail"
+		"env -i -u FOO -- A=1 $REP a"
+		"env -u HOME BAR=1 $REP"
+		"env -v - C=3 $REP"
+	)
+	for line in "${lines[@]}"; do
+		write_entry x
+		sed -i "s|^Exec=x %U|Exec=$line|" "$SRC"
+		run -0 desktop-file-validate "$SRC"
+		before=$(launch_report "$SRC") || { echo "$before"; return 1; }
+		run -0 "$SD" --rtrun "$RTRUN" org.rtshim.Synth
+		run -0 desktop-file-validate "$O"
+		after=$(launch_report "$O") || { echo "$after"; return 1; }
+		[ "$before" = "$after" ] || {
+			echo "Exec=$line became Exec=$(exec_line)"
+			diff <(echo "$before") <(echo "$after")
+			return 1
+		}
+		grep -q '^env=LD_PRELOAD=.*librtshim.so' "$REP.out" ||
+			{ echo "no shim in Exec=$(exec_line)"; return 1; }
+	done
+}
