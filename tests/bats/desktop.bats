@@ -69,6 +69,25 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	run -0 desktop-file-validate "$O"
 }
 
+@test "rtshim-desktop says what is wrong with a path that is a directory or cannot be read (exit 1)" {
+	run -1 "$SD" "$XDG/sys/applications/"
+	[ "$output" = "rtshim-desktop: $XDG/sys/applications/ is a directory, not a desktop entry file" ]
+	run -1 "$SD" "$XDG/sys/none.desktop"
+	[ "$output" = "rtshim-desktop: $XDG/sys/none.desktop: no such file" ]
+	# unreadable: as a user other than the file's owner (root reads everything)
+	local d
+	d=$(mktemp -d /tmp/rtshim-desktop.XXXXXX)
+	cp "$SD" "$SRC" "$d/"
+	chmod 755 "$d" "$d/rtshim-desktop"
+	chmod 600 "$d/org.rtshim.Synth.desktop"
+	mkdir -m 777 "$d/home"
+	run -1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$d/home" XDG_DATA_HOME="$d/home" PATH="$PFX/bin:$PATH" \
+		"$d/rtshim-desktop" "$d/org.rtshim.Synth.desktop"
+	rm -rf "$d"
+	[ "$output" = "rtshim-desktop: $d/org.rtshim.Synth.desktop: cannot read it (permission denied)" ]
+}
+
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
 	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --help-me --vers; do
@@ -112,6 +131,26 @@ path_without_rtrun() {
 		[[ ${f##*/} == rtrun || -e $d/${f##*/} ]] || ln -s "$f" "$d/${f##*/}"
 	done
 	echo "$d"
+}
+
+@test "the launcher script of README and rtrun(1) runs the program through rtrun, and plainly without rtrun" {
+	local script=$BATS_TEST_TMPDIR/app man line
+	# README's sh block that starts with #!/bin/sh; the program: printenv, which shows LD_PRELOAD
+	awk '/^```sh$/ { getline; if ($0 == "#!/bin/sh") p = 1 } p && /^```$/ { exit } p' \
+		"$RTSHIM_ROOT/README.md" >"$script"
+	grep -q 'rtrun /usr/lib/app/app' "$script"
+	# rtrun(1) shows the same lines
+	man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
+	while IFS= read -r line; do
+		[[ $man == *"$line"* ]] || { echo "rtrun(1) lacks: $line"; return 1; }
+	done <"$script"
+	sed -i "s|/usr/lib/app/app|/usr/bin/printenv|g" "$script"
+	chmod 755 "$script"
+	# with rtrun: the shim is preloaded into the program; without: the program runs as it is
+	run -0 env -u LD_PRELOAD PATH="$PFX/bin:$PATH" "$script" LD_PRELOAD
+	[[ $output == *librtshim.so* ]]
+	run -1 env -u LD_PRELOAD PATH="$(path_without_rtrun)" "$script" LD_PRELOAD
+	[ -z "$output" ]
 }
 
 @test "rtshim-desktop from the build tree, rtrun not installed: the build tree's rtrun checks the options and goes in Exec" {
