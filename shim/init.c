@@ -26,6 +26,7 @@ static void resolve_all(void)
 	rtshim_resolve_signal(); /* the guard's interposers */
 	rtshim_resolve_rlimit();
 	rtshim_resolve_exec();
+	rtshim_own_stack_resolve();
 }
 
 /* A thread the shim waits for must never need the dynamic loader's lock: a library constructor

@@ -248,7 +248,9 @@ static int find_program(struct check *c, const char *cmd)
 	int r = rtrun_resolve_command(cmd, c->program_path, sizeof c->program_path);
 
 	if (r < 0) {
-		rtrun_log(RTRUN_ERROR, "%s: %s", cmd, r == -ENOENT ? "command not found" : strerror(-r));
+		rtrun_log(RTRUN_ERROR, "%s: %s%s%s", cmd, r == -ENOENT ? "command not found"
+			  : r == -EACCES ? "not executable (" : "", r == -ENOENT ? "" : strerror(-r),
+			  r == -EACCES ? ")" : "");
 		return r == -ENOENT ? RTRUN_EXIT_NOT_FOUND : RTRUN_EXIT_CANNOT_EXEC;
 	}
 	c->program_arg = cmd;

@@ -59,6 +59,8 @@ complete_line() {
 	run -0 complete_line "rtrun --pid "
 	grep -qx 1 <<<"$output"
 	# --nice-fallback's value as the next word, or the command; then the command
+	run -0 complete_line "rtrun --nice-fallback "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always off refused " ]
 	run -0 complete_line "rtrun --nice-fallback alw"
 	grep -qx always <<<"$output"
 	run -0 complete_line "rtrun --nice-fallback jac-rts"
