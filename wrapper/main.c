@@ -159,14 +159,18 @@ static int check_shim_value(const char *option, const char *var, const char *val
 	rtshim_config_defaults(&cfg);
 	if (rtshim_config_set(&cfg, var, value) == 0)
 		return 0;
+	/* a long value is shown by its start: the message stays one line */
+	int shown = strlen(value) > 64 ? 64 : (int)strlen(value);
+	const char *more = strlen(value) > 64 ? "..." : "";
+
 	vars = rtshim_config_vars(&n);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(vars[i].name, var)) {
-			fprintf(stderr, "rtrun: invalid %s value '%s': expected %s\n", option, value,
-				vars[i].accepted);
+			fprintf(stderr, "rtrun: invalid %s value '%.*s%s': expected %s\n", option,
+				shown, value, more, vars[i].accepted);
 			return -1;
 		}
-	fprintf(stderr, "rtrun: invalid %s value '%s'\n", option, value);
+	fprintf(stderr, "rtrun: invalid %s value '%.*s%s'\n", option, shown, value, more);
 	return -1;
 }
 

@@ -93,6 +93,9 @@ complete_line() {
 	[ "$output" = --map ]
 	run -0 complete_line "rtshim-desktop --ch"
 	[ -z "$output" ]
+	# rtrun's options that start no program are not offered
+	run -0 complete_line "rtshim-desktop --pa"
+	[ -z "$output" ]
 	run -0 complete_line "rtshim-desktop --map "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "clamp offset scale " ]
 	run -0 complete_line "rtshim-desktop -p 10 org.rtshim.S"

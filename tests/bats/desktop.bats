@@ -177,6 +177,7 @@ path_without_rtrun() {
 	[ "$output" = "rtshim-desktop (rtshim) $v" ]
 	run -0 "$SD" -V
 	[ "$output" = "rtshim-desktop (rtshim) $v" ]
+	run -2 "$SD" --version extra
 	[ "$("$RTRUN" --version)" = "rtrun (rtshim) $v" ]
 }
 

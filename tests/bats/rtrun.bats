@@ -125,6 +125,9 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $stderr == *"invalid priority '0': expected 1..99"* ]]
 	run -125 --separate-stderr "$RTRUN" --timeout 60001 true
 	[[ $stderr == *"--timeout"*"1..60000"* ]]
+	# a long bad value is shown by its start
+	run -125 --separate-stderr "$RTRUN" --only "$(printf 'a%.0s' {1..100000})/" true
+	((${#stderr} < 300)) && [[ $stderr == "rtrun: invalid --only value 'aaaa"*"...': expected"* ]]
 }
 
 @test "rtrun: exit status 127 not found, 126 not executable, else the command's own" {
@@ -911,6 +914,12 @@ ask() {
 	run -1 as_user env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/no-bus" "$RTRUN" --check
 	[[ $output == *"system bus      unix:path=$WORK/no-bus does not answer"* ]]
 	[[ $output == *"fix: start the system bus"*"DBUS_SYSTEM_BUS_ADDRESS"* ]]
+	# the way this machine starts it: systemd's unit only where systemd runs
+	if [ -d /run/systemd/system ]; then
+		[[ $output == *"(systemctl start dbus)"* ]]
+	elif [ -x /etc/init.d/dbus ]; then
+		[[ $output == *"(/etc/init.d/dbus start)"* && $output != *systemctl* ]]
+	fi
 	[[ $output != *"rtkit grant"* ]]
 	((SECONDS - t0 < 5))
 }
