@@ -547,7 +547,9 @@ static void say_fix_rtkit(const struct check *c, enum rtrun_fix fix)
 	case RTRUN_FIX_BUDGET:
 		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
 		       "processes, 25 requests per 20 s for all your programs): end other realtime "
-		       "programs or wait 20 s.\n");
+		       "programs or wait 20 s; an admin raises them with rtkit-daemon's "
+		       "--threads-per-user-max, --processes-per-user-max and "
+		       "--actions-per-burst-max.\n");
 		break;
 	default:
 		printf("fix: %s.\n", rtrun_rt_error_text(&c->res, why, sizeof why));
