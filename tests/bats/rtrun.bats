@@ -806,7 +806,7 @@ ask() {
 	run -0 as_user "$RTRUN" --status --pairs
 	[[ $output != *"pid=$PID "* ]]
 	# key=value lines only; none when no process runs with the shim
-	run -1 grep -v -e '^process pid=' -e '^  thread tid=' <<<"$output"
+	run -1 grep -v -e '^process pid=' -e '^  thread tid=' < <(printf '%s' "$output")
 	# another user's process: its threads as chrt -p reads them; whether it has the shim, unknown
 	run -0 as_user "$RTRUN" --status --pairs 1
 	[[ $output == "process pid=1 "*" user=root shim=unknown "* ]]
