@@ -26,6 +26,7 @@ static void resolve_all(void)
 	rtshim_resolve_signal(); /* the guard's interposers */
 	rtshim_resolve_rlimit();
 	rtshim_resolve_exec();
+	rtshim_own_stack_resolve();
 }
 
 /* A program that starts with its main thread realtime and a finite hard RLIMIT_RTTIME (rtrun -p,

@@ -5,10 +5,12 @@
  * page below it that faults, so an overflow is a SIGSEGV here rather than a write into another
  * mapping.  The switch is swapcontext, which also sets the signal mask: the function runs with
  * the program's asynchronous signals blocked, and the program's mask is back when it returns.
- * Under a sanitizer (ASan, TSan: they track one stack per thread) the function runs on the
- * caller's stack, with the same mask. */
+ * Under a sanitizer (ASan, TSan: they track one stack per thread; ASan warns on the first
+ * swapcontext that it does not fully support it) the function runs on the caller's stack, with
+ * the same mask: whether the shim is built with one or the program is (its runtime is loaded). */
 #include "own-stack.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -37,6 +39,18 @@ struct run {
 	int result;
 	ucontext_t back, own;
 };
+
+/* A sanitizer runtime in the process (the program's own): set once, from the constructor. */
+static int beside_sanitizer;
+
+void rtshim_own_stack_resolve(void)
+{
+	static const char *const inits[] = { "__asan_init", "__hwasan_init", "__tsan_init" };
+	int found = 0;
+	for (size_t i = 0; i < sizeof inits / sizeof inits[0]; i++)
+		found |= dlsym(RTLD_DEFAULT, inits[i]) != NULL;
+	__atomic_store_n(&beside_sanitizer, found, __ATOMIC_RELAXED);
+}
 
 /* initial-exec: no __tls_get_addr (the dynamic loader), the shim is loaded at start-up */
 static __thread struct run *running __attribute__((tls_model("initial-exec")));
@@ -70,7 +84,7 @@ static int run_here(int (*fn)(void *), void *arg)
 
 int rtshim_own_stack_run(int (*fn)(void *), void *arg)
 {
-	if (!OWN_STACK_SWITCH)
+	if (!OWN_STACK_SWITCH || __atomic_load_n(&beside_sanitizer, __ATOMIC_RELAXED))
 		return run_here(fn, arg);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	size_t size = page + RTSHIM_OWN_STACK_SIZE;

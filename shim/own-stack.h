@@ -16,6 +16,10 @@
 /* Size of the shim's own stack (mapped for each slow path, pages touched on use only). */
 #define RTSHIM_OWN_STACK_SIZE (256 * 1024)
 
+/* Whether a sanitizer runtime is loaded (then fn runs on the caller's stack); dlsym: from the
+ * constructor only. */
+void rtshim_own_stack_resolve(void);
+
 /* fn(arg) on the shim's own stack, asynchronous signals blocked; its result. */
 int rtshim_own_stack_run(int (*fn)(void *), void *arg);
 

@@ -248,7 +248,9 @@ static int find_program(struct check *c, const char *cmd)
 	int r = rtrun_resolve_command(cmd, c->program_path, sizeof c->program_path);
 
 	if (r < 0) {
-		rtrun_log(RTRUN_ERROR, "%s: %s", cmd, r == -ENOENT ? "command not found" : strerror(-r));
+		rtrun_log(RTRUN_ERROR, "%s: %s%s%s", cmd, r == -ENOENT ? "command not found"
+			  : r == -EACCES ? "not executable (" : "", r == -ENOENT ? "" : strerror(-r),
+			  r == -EACCES ? ")" : "");
 		return r == -ENOENT ? RTRUN_EXIT_NOT_FOUND : RTRUN_EXIT_CANNOT_EXEC;
 	}
 	c->program_arg = cmd;
@@ -439,8 +441,23 @@ static void say_yes(const struct check *c, enum rtrun_answer answer)
 
 /* The fixes for what stands before rtkit: the shim, the program, the client, the bus.  false
  * for any other. */
+/* The command that does ACTION (start, restart) to the system bus here: systemd's unit when
+ * systemd runs, else the init script, else the daemon itself. */
+static const char *bus_command(const char *action, char *buf, size_t size)
+{
+	if (access("/run/systemd/system", F_OK) == 0)
+		snprintf(buf, size, "systemctl %s dbus", action);
+	else if (access("/etc/init.d/dbus", X_OK) == 0)
+		snprintf(buf, size, "/etc/init.d/dbus %s", action);
+	else
+		snprintf(buf, size, "dbus-daemon --system");
+	return buf;
+}
+
 static bool say_fix_setup(const struct check *c, enum rtrun_fix fix)
 {
+	char cmd[64];
+
 	switch (fix) {
 	case RTRUN_FIX_INSTALL_SHIM:
 		printf("fix: reinstall rtshim (make install) so that librtshim.so is in "
@@ -462,12 +479,12 @@ static bool say_fix_setup(const struct check *c, enum rtrun_fix fix)
 		break;
 	case RTRUN_FIX_BUS_HUNG:
 		printf("fix: the system bus (%s) did not answer within %d ms: its dbus-daemon may be "
-		       "hung or stopped; restart it (systemctl restart dbus), or give a longer "
-		       "--timeout.\n", c->bus.address, c->cfg.timeout_ms);
+		       "hung or stopped; restart it (%s), or give a longer --timeout.\n",
+		       c->bus.address, c->cfg.timeout_ms, bus_command("restart", cmd, sizeof cmd));
 		break;
 	case RTRUN_FIX_START_BUS:
-		printf("fix: start the system bus (dbus-daemon --system, or systemctl start dbus), or "
-		       "point DBUS_SYSTEM_BUS_ADDRESS at it (now: %s).\n", c->bus.address);
+		printf("fix: start the system bus (%s), or point DBUS_SYSTEM_BUS_ADDRESS at it "
+		       "(now: %s).\n", bus_command("start", cmd, sizeof cmd), c->bus.address);
 		break;
 	default:
 		return false;
@@ -530,7 +547,9 @@ static void say_fix_rtkit(const struct check *c, enum rtrun_fix fix)
 	case RTRUN_FIX_BUDGET:
 		printf("fix: rtkit's per-user limits are reached (by default 25 realtime threads, 15 "
 		       "processes, 25 requests per 20 s for all your programs): end other realtime "
-		       "programs or wait 20 s.\n");
+		       "programs or wait 20 s; an admin raises them with rtkit-daemon's "
+		       "--threads-per-user-max, --processes-per-user-max and "
+		       "--actions-per-burst-max.\n");
 		break;
 	default:
 		printf("fix: %s.\n", rtrun_rt_error_text(&c->res, why, sizeof why));

@@ -105,6 +105,7 @@ static enum rtrun_reach reach(const char *path, const struct rtrun_shim *shim, i
 		return RTRUN_REACH_STATIC;
 	if (elf.go)
 		return RTRUN_REACH_GO;
+	memcpy(out->first_library, elf.first_library, sizeof out->first_library);
 	return architecture(&elf, shim, out);
 }
 
@@ -127,6 +128,13 @@ const char *rtrun_reach_text(const struct rtrun_command *c, const struct rtrun_s
 		else
 			snprintf(buf, size, "%s is dynamically linked: the loader will load "
 				 "librtshim.so into it", c->name);
+		if (c->first_library[0]) {
+			size_t used = strlen(buf);
+
+			snprintf(buf + used, size - used, " (it is built with a sanitizer: its "
+				 "runtime %s goes first in LD_PRELOAD, as the sanitizer requires)",
+				 c->first_library);
+		}
 		break;
 	case RTRUN_REACH_UNKNOWN:
 		snprintf(buf, size, "cannot inspect %s: open: %s", c->name, strerror(-c->err));

@@ -1,6 +1,6 @@
 /* elf.c — what the dynamic loader will make of a command: ELF class and machine, and whether
- * it has a PT_INTERP (no PT_INTERP: statically linked, LD_PRELOAD never applies), or the
- * interpreter of a "#!" script.  Reads with pread only; no global state. */
+ * it has a PT_INTERP (no PT_INTERP: statically linked, LD_PRELOAD never applies) and a
+ * sanitizer runtime that must be loaded first, or the interpreter of a "#!" script.  Reads with pread only; no global state. */
 #include <elf.h>
 #include <endian.h>
 #include <errno.h>
@@ -70,10 +70,123 @@ static bool go_note(int fd, uint64_t off, uint64_t size, uint64_t align)
 	return false;
 }
 
+/* One program header, whichever the ELF class. */
+struct phdr {
+	uint32_t type;
+	uint64_t offset, vaddr, filesz, align;
+};
+
+static void phdr_at(const struct rtrun_elf *e, const unsigned char *at, struct phdr *out)
+{
+	if (e->elf_class == ELFCLASS64) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, at, sizeof ph);
+		*out = (struct phdr){ ph.p_type, ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_align };
+	} else {
+		Elf32_Phdr ph;
+
+		memcpy(&ph, at, sizeof ph);
+		*out = (struct phdr){ ph.p_type, ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_align };
+	}
+}
+
+/* Sanitizer runtimes that refuse to run unless they are the first library the loader loads
+ * (ASan: "ASan runtime does not come first in initial library list"). */
+static bool first_only_runtime(const char *name)
+{
+	static const char *const runtimes[] = { "libasan.so", "libhwasan.so" };
+
+	for (size_t i = 0; i < sizeof runtimes / sizeof runtimes[0]; i++)
+		if (strncmp(name, runtimes[i], strlen(runtimes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The file offset of virtual address `addr`, through the PT_LOAD segments; false if none
+ * holds it. */
+static bool file_offset(const unsigned char *ph, size_t phentsize, size_t phnum,
+			const struct rtrun_elf *e, uint64_t addr, uint64_t *off)
+{
+	for (size_t i = 0; i < phnum; i++) {
+		struct phdr p;
+
+		phdr_at(e, ph + i * phentsize, &p);
+		if (p.type == PT_LOAD && addr >= p.vaddr && addr - p.vaddr < p.filesz) {
+			*off = p.offset + (addr - p.vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Which sanitizer runtime of first_only_runtime() the program's DT_NEEDED entries name, into
+ * out->first_library (empty when none).  What cannot be read is no sanitizer. */
+static void needed_runtime(int fd, struct rtrun_elf *out, const unsigned char *ph,
+			   size_t phentsize, size_t phnum, const struct phdr *dyn)
+{
+	size_t entsize = out->elf_class == ELFCLASS64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+	size_t n = dyn->filesz / entsize, count = 0;
+	uint64_t needed[32], strtab = 0, strsz = 0, stroff;
+	unsigned char *buf;
+
+	if (n > 4096)
+		n = 4096;
+	buf = malloc(n * entsize + 1);
+	if (!buf || dyn->offset > (uint64_t)INT64_MAX / 2 ||
+	    read_all(fd, buf, n * entsize, (off_t)dyn->offset) < 0) {
+		free(buf);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t tag, val;
+
+		if (out->elf_class == ELFCLASS64) {
+			Elf64_Dyn d;
+
+			memcpy(&d, buf + i * entsize, sizeof d);
+			tag = (uint64_t)d.d_tag, val = d.d_un.d_val;
+		} else {
+			Elf32_Dyn d;
+
+			memcpy(&d, buf + i * entsize, sizeof d);
+			tag = (uint64_t)(uint32_t)d.d_tag, val = d.d_un.d_val;
+		}
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_NEEDED && count < sizeof needed / sizeof needed[0])
+			needed[count++] = val;
+		else if (tag == DT_STRTAB)
+			strtab = val;
+		else if (tag == DT_STRSZ)
+			strsz = val;
+	}
+	free(buf);
+	if (!strtab || !file_offset(ph, phentsize, phnum, out, strtab, &stroff) ||
+	    stroff > (uint64_t)INT64_MAX / 2)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		char name[sizeof out->first_library];
+		ssize_t got;
+
+		if (needed[i] >= strsz)
+			continue;
+		got = pread(fd, name, sizeof name - 1, (off_t)(stroff + needed[i]));
+		if (got <= 0)
+			continue;
+		name[got] = '\0';
+		if (strlen(name) < (size_t)got && first_only_runtime(name)) {
+			memcpy(out->first_library, name, strlen(name) + 1);
+			return;
+		}
+	}
+}
+
 static int scan_phdrs(int fd, struct rtrun_elf *out, uint64_t phoff, size_t phentsize,
 		      size_t phnum)
 {
 	size_t want = out->elf_class == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+	struct phdr dyn = { 0 };
 	unsigned char *buf;
 	int r;
 
@@ -86,26 +199,18 @@ static int scan_phdrs(int fd, struct rtrun_elf *out, uint64_t phoff, size_t phen
 		return -ENOMEM;
 	r = read_all(fd, buf, phnum * phentsize, (off_t)phoff);
 	for (size_t i = 0; r == 0 && i < phnum; i++) {
-		uint32_t type;
+		struct phdr p;
 
-		/* p_type is the first 32-bit field of both layouts. */
-		memcpy(&type, buf + i * phentsize, sizeof type);
-		if (type == PT_INTERP)
+		phdr_at(out, buf + i * phentsize, &p);
+		if (p.type == PT_INTERP)
 			out->has_interp = true;
-		if (type == PT_NOTE && !out->go) {
-			if (out->elf_class == ELFCLASS64) {
-				Elf64_Phdr ph;
-
-				memcpy(&ph, buf + i * phentsize, sizeof ph);
-				out->go = go_note(fd, ph.p_offset, ph.p_filesz, ph.p_align);
-			} else {
-				Elf32_Phdr ph;
-
-				memcpy(&ph, buf + i * phentsize, sizeof ph);
-				out->go = go_note(fd, ph.p_offset, ph.p_filesz, ph.p_align);
-			}
-		}
+		if (p.type == PT_DYNAMIC)
+			dyn = p;
+		if (p.type == PT_NOTE && !out->go)
+			out->go = go_note(fd, p.offset, p.filesz, p.align);
 	}
+	if (r == 0 && dyn.type == PT_DYNAMIC)
+		needed_runtime(fd, out, buf, phentsize, phnum, &dyn);
 	free(buf);
 	return r;
 }

@@ -82,7 +82,7 @@ static void usage(void)
 	      "                       direct call (rtkit always grants SCHED_RR); a bare -f or\n"
 	      "                       -r sets the policy of -p N (rtrun -f --pid ID -p N)\n"
 	      "      --require-rt     with -p: if the main thread cannot be made realtime, fail\n"
-	      "                       (exit 125) instead of running COMMAND without it\n"
+	      "                       (exit 123) instead of running COMMAND without it\n"
 	      "      --policy rr|fifo policy asked for when the direct call is allowed\n"
 	      "                       (default asked: the program's own)\n"
 	      "      --rttime USEC    RLIMIT_RTTIME to set before asking rtkit (1..3600000000;\n"
@@ -134,8 +134,8 @@ static void usage(void)
 	      "  -h, --help           show this help and exit\n"
 	      "  -V, --version        show the version and exit\n"
 	      "\n"
-	      "Exit status: COMMAND's own; 125 if rtrun itself fails, 126 if COMMAND cannot be\n"
-	      "executed, 127 if it is not found.\n"
+	      "Exit status: COMMAND's own; 123 if --require-rt got no realtime, 125 if rtrun\n"
+	      "itself fails, 126 if COMMAND cannot be executed, 127 if it is not found.\n"
 	      "\n"
 	      "See rtrun(1) and rtshim(7).\n",
 	      stdout);
@@ -159,14 +159,18 @@ static int check_shim_value(const char *option, const char *var, const char *val
 	rtshim_config_defaults(&cfg);
 	if (rtshim_config_set(&cfg, var, value) == 0)
 		return 0;
+	/* a long value is shown by its start: the message stays one line */
+	int shown = strlen(value) > 64 ? 64 : (int)strlen(value);
+	const char *more = strlen(value) > 64 ? "..." : "";
+
 	vars = rtshim_config_vars(&n);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(vars[i].name, var)) {
-			fprintf(stderr, "rtrun: invalid %s value '%s': expected %s\n", option, value,
-				vars[i].accepted);
+			fprintf(stderr, "rtrun: invalid %s value '%.*s%s': expected %s\n", option,
+				shown, value, more, vars[i].accepted);
 			return -1;
 		}
-	fprintf(stderr, "rtrun: invalid %s value '%s'\n", option, value);
+	fprintf(stderr, "rtrun: invalid %s value '%.*s%s'\n", option, shown, value, more);
 	return -1;
 }
 
@@ -202,9 +206,15 @@ static const char *nice_fallback_value(const char *optarg_, int argc, char **arg
 
 	if (optarg_)
 		return optarg_;
+	char path[PATH_MAX];
+
 	for (size_t i = 0; optind < argc && i < sizeof words / sizeof *words; i++)
 		if (!strcmp(argv[optind], words[i]))
 			return argv[optind++];
+	/* a next word that is no command is a mistyped value, said as such, not run */
+	if (optind < argc && argv[optind][0] != '-' &&
+	    rtrun_resolve_command(argv[optind], path, sizeof path) == -ENOENT)
+		return argv[optind++];
 	return "always";
 }
 

@@ -18,6 +18,8 @@
 #include "decide.h"
 
 /* Exit statuses, as env(1) and chrt(1) use them. */
+#define RTRUN_EXIT_NO_RT 123      /* --require-rt: -p got no realtime, COMMAND not run (env's
+				     125-127 are taken, timeout's 124 too) */
 #define RTRUN_EXIT_ERROR 125      /* rtrun's own error: bad option, shim not found, ... */
 #define RTRUN_EXIT_CANNOT_EXEC 126 /* COMMAND found but could not be executed */
 #define RTRUN_EXIT_NOT_FOUND 127  /* COMMAND not found */
@@ -116,6 +118,8 @@ struct rtrun_elf {
 	bool native_endian;
 	bool has_interp;         /* PT_INTERP present: dynamically linked */
 	bool go;                 /* a Go program (its build ID note): raw system calls */
+	char first_library[64];  /* a DT_NEEDED sanitizer runtime that must be loaded first
+				    ("libasan.so.8"), or empty */
 };
 
 /* Read the ELF header and program headers (or a "#!" line) from fd.  0, or -ENOEXEC (neither
@@ -143,6 +147,7 @@ struct rtrun_command {
 	int err;                      /* UNKNOWN: why it could not be opened */
 	const char *multiarch;        /* another architecture's tuple, when known */
 	char other_shim[PATH_MAX + 64]; /* YES: that architecture's librtshim.so */
+	char first_library[64];       /* YES: a sanitizer runtime to preload before the shim */
 };
 /* COMMAND as given and `path`, where rtrun_resolve_command found it. */
 void rtrun_command_reach(const char *cmd, const char *path, const struct rtrun_shim *shim,
@@ -154,7 +159,7 @@ const char *rtrun_reach_text(const struct rtrun_command *c, const struct rtrun_s
 /* run.c */
 
 /* Resolve COMMAND as execvp(3) would (PATH search when it has no '/').  0 and the path, or
- * -ENOENT / -EACCES. */
+ * -ENOENT / -EACCES (not executable) / -EISDIR. */
 int rtrun_resolve_command(const char *cmd, char *path, size_t size);
 
 /* The options as RTSHIM_* variables in the environment (what the command's shim reads); and

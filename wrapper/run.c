@@ -21,9 +21,16 @@ int rtrun_resolve_command(const char *cmd, char *path, size_t size)
 	if (!*cmd)
 		return -ENOENT;
 	if (strchr(cmd, '/')) {
+		struct stat st;
+
 		if (snprintf(path, size, "%s", cmd) >= (int)size)
 			return -ENAMETOOLONG;
-		return access(cmd, F_OK) == 0 ? 0 : -errno;
+		/* what execve will say: a directory, or a file without the execute bit, is EACCES */
+		if (stat(cmd, &st) < 0)
+			return -errno;
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		return access(cmd, X_OK) == 0 ? 0 : -EACCES;
 	}
 	/* execvp's search: PATH, or glibc's default; an empty element is the current directory. */
 	dirs = getenv("PATH");
@@ -117,19 +124,19 @@ int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cf
 }
 
 /* Tell, before exec, when the dynamic loader will not load the shim into COMMAND. */
-static void warn_about_command(const char *cmd, const char *path, const struct rtrun_shim *shim,
+static void warn_about_command(const struct rtrun_command *c, const struct rtrun_shim *shim,
 			       const struct rtrun_options *o)
 {
 	const char *hint = o->priority
 		? "only its main thread gets realtime (from -p); use rtrun --pid PID for its other "
 		  "threads once it runs"
 		: "use rtrun -p N to make its main thread realtime, or rtrun --pid PID once it runs";
-	struct rtrun_command c;
 	char text[2 * PATH_MAX + 256];
 
-	rtrun_command_reach(cmd, path, shim, &c);
-	rtrun_reach_text(&c, shim, text, sizeof text);
-	if (c.reach == RTRUN_REACH_YES || c.reach == RTRUN_REACH_UNKNOWN)
+	rtrun_reach_text(c, shim, text, sizeof text);
+	if (c->first_library[0])
+		rtrun_log(RTRUN_INFO, "%s", text);
+	else if (c->reach == RTRUN_REACH_YES || c->reach == RTRUN_REACH_UNKNOWN)
 		rtrun_log(RTRUN_DEBUG, "%s", text);
 	else
 		rtrun_log(RTRUN_WARNING, "%s; %s", text, hint);
@@ -184,9 +191,10 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 int rtrun_run(const struct rtrun_options *o, char **argv)
 {
 	struct rtrun_shim shim;
+	struct rtrun_command command = { 0 };
 	struct rtshim_config cfg;
 	char path[PATH_MAX], *preload;
-	int r;
+	int r, resolved;
 
 	r = rtrun_locate_shim(&shim);
 	if (r == -ENOENT) {
@@ -202,7 +210,19 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 		return RTRUN_EXIT_ERROR;
 	}
 
+	resolved = rtrun_resolve_command(argv[0], path, sizeof path);
+	if (resolved == 0)
+		rtrun_command_reach(argv[0], path, &shim, &command);
 	preload = rtrun_compose_preload(shim.value, getenv("LD_PRELOAD"));
+	if (preload && command.first_library[0]) {
+		/* a sanitizer runtime that must be loaded first: before the shim */
+		char *both;
+
+		if (asprintf(&both, "%s:%s", command.first_library, preload) < 0)
+			both = NULL;
+		free(preload);
+		preload = both;
+	}
 	if (!preload) {
 		rtrun_log(RTRUN_ERROR, "out of memory");
 		return RTRUN_EXIT_ERROR;
@@ -221,11 +241,10 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	if (r < 0 || rtrun_options_config(o, &cfg) < 0)
 		return RTRUN_EXIT_ERROR;
 
-	r = rtrun_resolve_command(argv[0], path, sizeof path);
-	if (r == 0) {
-		warn_about_command(argv[0], path, &shim, o);
+	if (resolved == 0) {
+		warn_about_command(&command, &shim, o);
 		if (o->priority && !main_thread_realtime(o, &cfg, argv[0]) && o->require_rt)
-			return RTRUN_EXIT_ERROR;
+			return RTRUN_EXIT_NO_RT;
 	}
 
 	fflush(NULL);

@@ -121,7 +121,8 @@ static void print_process(pid_t pid, int shim, bool pairs, const struct thread_r
 	rtshim_proc_owner(pid, &owner);
 	if (pairs) {
 		printf("process pid=%d comm=%s user=%s shim=%s", (int)pid, comm,
-		       rtrun_user_name(owner, user, sizeof user), shim > 0 ? "yes" : "no");
+		       rtrun_user_name(owner, user, sizeof user),
+		       shim > 0 ? "yes" : shim == 0 ? "no" : "unknown");
 		if (rl_ok)
 			printf(" rttime_soft=%s rttime_hard=%s",
 			       rtrun_rlim_text(rl.rlim_cur, b1, sizeof b1),
@@ -134,7 +135,8 @@ static void print_process(pid_t pid, int shim, bool pairs, const struct thread_r
 		return;
 	}
 	printf("process %d (%s) of user %s, %s the shim: %zu of %zu thread%s realtime", (int)pid,
-	       comm, rtrun_user_name(owner, user, sizeof user), shim > 0 ? "with" : "without", rt,
+	       comm, rtrun_user_name(owner, user, sizeof user),
+	       shim > 0 ? "with" : shim == 0 ? "without" : "perhaps with (its maps are not yours to read)", rt,
 	       n, n == 1 ? "" : "s");
 	if (rl_ok)
 		printf(", RLIMIT_RTTIME %s/%s us (soft/hard)",
@@ -206,7 +208,10 @@ int rtrun_status(const struct rtrun_options *o)
 	if (o->status_pid) {
 		int shim = has_shim(o->status_pid);
 
-		if (shim < 0) {
+		/* another user's process: its maps are closed to us, its threads are not (chrt -p) */
+		if (shim == -EACCES)
+			shim = -1;
+		if (shim < -1) {
 			rtrun_log(RTRUN_ERROR, "no process %d that you may read: %s", (int)o->status_pid,
 				  strerror(-shim));
 			return 1;
@@ -231,7 +236,7 @@ int rtrun_status(const struct rtrun_options *o)
 		show((pid_t)pid, 1, o->status_pairs);
 	}
 	closedir(d);
-	if (!shown)
+	if (!shown && !o->status_pairs) /* --pairs: no line for no process */
 		printf("no process %sruns with %s\n", geteuid() == 0 ? "" : "of yours ",
 		       RTRUN_SHIM_FILE);
 	else if (!o->status_pairs)

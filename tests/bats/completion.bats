@@ -59,6 +59,8 @@ complete_line() {
 	run -0 complete_line "rtrun --pid "
 	grep -qx 1 <<<"$output"
 	# --nice-fallback's value as the next word, or the command; then the command
+	run -0 complete_line "rtrun --nice-fallback "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "always off refused " ]
 	run -0 complete_line "rtrun --nice-fallback alw"
 	grep -qx always <<<"$output"
 	run -0 complete_line "rtrun --nice-fallback jac-rts"
@@ -90,6 +92,9 @@ complete_line() {
 	run -0 complete_line "rtshim-desktop --ma"
 	[ "$output" = --map ]
 	run -0 complete_line "rtshim-desktop --ch"
+	[ -z "$output" ]
+	# rtrun's options that start no program are not offered
+	run -0 complete_line "rtshim-desktop --pa"
 	[ -z "$output" ]
 	run -0 complete_line "rtshim-desktop --map "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "clamp offset scale " ]

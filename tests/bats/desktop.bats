@@ -69,6 +69,25 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	run -0 desktop-file-validate "$O"
 }
 
+@test "rtshim-desktop says what is wrong with a path that is a directory or cannot be read (exit 1)" {
+	run -1 "$SD" "$XDG/sys/applications/"
+	[ "$output" = "rtshim-desktop: $XDG/sys/applications/ is a directory, not a desktop entry file" ]
+	run -1 "$SD" "$XDG/sys/none.desktop"
+	[ "$output" = "rtshim-desktop: $XDG/sys/none.desktop: no such file" ]
+	# unreadable: as a user other than the file's owner (root reads everything)
+	local d
+	d=$(mktemp -d /tmp/rtshim-desktop.XXXXXX)
+	cp "$SD" "$SRC" "$d/"
+	chmod 755 "$d" "$d/rtshim-desktop"
+	chmod 600 "$d/org.rtshim.Synth.desktop"
+	mkdir -m 777 "$d/home"
+	run -1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		env HOME="$d/home" XDG_DATA_HOME="$d/home" PATH="$PFX/bin:$PATH" \
+		"$d/rtshim-desktop" "$d/org.rtshim.Synth.desktop"
+	rm -rf "$d"
+	[ "$output" = "rtshim-desktop: $d/org.rtshim.Synth.desktop: cannot read it (permission denied)" ]
+}
+
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
 	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --help-me --vers; do
@@ -114,6 +133,26 @@ path_without_rtrun() {
 	echo "$d"
 }
 
+@test "the launcher script of README and rtrun(1) runs the program through rtrun, and plainly without rtrun" {
+	local script=$BATS_TEST_TMPDIR/app man line
+	# README's sh block that starts with #!/bin/sh; the program: printenv, which shows LD_PRELOAD
+	awk '/^```sh$/ { getline; if ($0 == "#!/bin/sh") p = 1 } p && /^```$/ { exit } p' \
+		"$RTSHIM_ROOT/README.md" >"$script"
+	grep -q 'rtrun /usr/lib/app/app' "$script"
+	# rtrun(1) shows the same lines
+	man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
+	while IFS= read -r line; do
+		[[ $man == *"$line"* ]] || { echo "rtrun(1) lacks: $line"; return 1; }
+	done <"$script"
+	sed -i "s|/usr/lib/app/app|/usr/bin/printenv|g" "$script"
+	chmod 755 "$script"
+	# with rtrun: the shim is preloaded into the program; without: the program runs as it is
+	run -0 env -u LD_PRELOAD PATH="$PFX/bin:$PATH" "$script" LD_PRELOAD
+	[[ $output == *librtshim.so* ]]
+	run -1 env -u LD_PRELOAD PATH="$(path_without_rtrun)" "$script" LD_PRELOAD
+	[ -z "$output" ]
+}
+
 @test "rtshim-desktop from the build tree, rtrun not installed: the build tree's rtrun checks the options and goes in Exec" {
 	# a source tree of its own (Makefile, scripts/rtshim-desktop, build/bin/rtrun: the rtrun
 	# under test): this run's build may be elsewhere (B=..., as the package's tests build)
@@ -138,6 +177,7 @@ path_without_rtrun() {
 	[ "$output" = "rtshim-desktop (rtshim) $v" ]
 	run -0 "$SD" -V
 	[ "$output" = "rtshim-desktop (rtshim) $v" ]
+	run -2 "$SD" --version extra
 	[ "$("$RTRUN" --version)" = "rtrun (rtshim) $v" ]
 }
 
@@ -208,5 +248,57 @@ path_without_rtrun() {
 		X-Rtshim-Options X-Rtshim-Source "EXIT STATUS" ENVIRONMENT FILES XDG_DATA_HOME \
 		XDG_DATA_DIRS PATH "--map offset --top 70"; do
 		[[ $text == *"$o"* ]] || { echo "rtshim-desktop(1) lacks $o"; return 1; }
+	done
+}
+
+# launch_report FILE: start desktop entry FILE as a launcher does (gio launch), wait for the
+# reporter's file and print it: its arguments, directory and environment (the launcher's own
+# variables and LD_PRELOAD left out)
+launch_report() {
+	local i
+	rm -f "$REP.out"
+	gio launch "$1" >/dev/null 2>&1 </dev/null
+	for ((i = 0; i < 200; i++)); do [ -f "$REP.out" ] && break; sleep 0.05; done
+	[ -f "$REP.out" ] || { echo "$1 did not start: Exec=$(sed -n 's/^Exec=//p' "$1")"; return 1; }
+	grep -v -e '^env=GIO_LAUNCHED_DESKTOP_FILE' -e '^env=LD_PRELOAD=' "$REP.out"
+}
+
+@test "rtshim-desktop: an Exec line behind env (options, -S, assignments) starts the program as before, through rtrun" {
+	command -v gio >/dev/null || skip "gio not installed"
+	REP=$BATS_TEST_TMPDIR/rep
+	local d=$BATS_TEST_TMPDIR/dir line before after
+	mkdir -p "$d"
+	printf '%s\n' '#!/bin/sh' \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; printf 'cwd=%s\n' \"\$(pwd)\"; env -0 | sort -z | tr '\0\n' '\n ' | sed 's/^/env=/'; } >$REP.tmp" \
+		"mv $REP.tmp $REP.out" >"$REP"
+	chmod 755 "$REP"
+	cp "$REP" "$d/rep"
+	local -a lines=(
+		"env \"FOO=a b\" $REP \"x y\" z"
+		"env -C $d ./rep a"
+		"env --chdir $d ./rep a"
+		"env --chdir=$d ./rep a"
+		"env -S \"$REP x 'y z'\""
+		"env -S \"-u HOME A=1\" $REP b"
+		"env -iS\"A=1 $REP q\" tail"
+		"env -i -u FOO -- A=1 $REP a"
+		"env -u HOME BAR=1 $REP"
+		"env -v - C=3 $REP"
+	)
+	for line in "${lines[@]}"; do
+		write_entry x
+		sed -i "s|^Exec=x %U|Exec=$line|" "$SRC"
+		run -0 desktop-file-validate "$SRC"
+		before=$(launch_report "$SRC") || { echo "$before"; return 1; }
+		run -0 "$SD" --rtrun "$RTRUN" org.rtshim.Synth
+		run -0 desktop-file-validate "$O"
+		after=$(launch_report "$O") || { echo "$after"; return 1; }
+		[ "$before" = "$after" ] || {
+			echo "Exec=$line became Exec=$(exec_line)"
+			diff <(echo "$before") <(echo "$after")
+			return 1
+		}
+		grep -q '^env=LD_PRELOAD=.*librtshim.so' "$REP.out" ||
+			{ echo "no shim in Exec=$(exec_line)"; return 1; }
 	done
 }

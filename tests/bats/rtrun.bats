@@ -125,6 +125,9 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[[ $stderr == *"invalid priority '0': expected 1..99"* ]]
 	run -125 --separate-stderr "$RTRUN" --timeout 60001 true
 	[[ $stderr == *"--timeout"*"1..60000"* ]]
+	# a long bad value is shown by its start
+	run -125 --separate-stderr "$RTRUN" --only "$(printf 'a%.0s' {1..100000})/" true
+	((${#stderr} < 300)) && [[ $stderr == "rtrun: invalid --only value 'aaaa"*"...': expected"* ]]
 }
 
 @test "rtrun: exit status 127 not found, 126 not executable, else the command's own" {
@@ -134,6 +137,11 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	run -126 --separate-stderr as_user "$RTRUN" "$WORK/noexec"
 	[[ $stderr == *"Permission denied"* ]]
 	run -126 as_user "$RTRUN" "$WORK"
+	# --check answers the same: no "yes" for what cannot be executed
+	run -126 --separate-stderr as_user "$RTRUN" --check "$WORK/noexec"
+	[[ $stderr == "rtrun: $WORK/noexec: not executable (Permission denied)" && -z $output ]]
+	run -126 --separate-stderr as_user "$RTRUN" --check "$WORK"
+	[[ $stderr == "rtrun: $WORK: Is a directory" && -z $output ]]
 	run -42 as_user "$RTRUN" sh -c 'exit 42'
 	run -0 as_user "$RTRUN" true
 	run -1 as_user "$RTRUN" false
@@ -230,7 +238,7 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 # ---------------------------------------------------------------------------------------------
 # Habits from chrt, env and lsblk
 
-@test "--nice-fallback takes its value as the next word too; any other word is the command" {
+@test "--nice-fallback takes its value as the next word too; any other command is the command, a word that is none a bad value" {
 	local w
 	for w in always refused off; do
 		run -0 --separate-stderr as_user "$RTRUN" --nice-fallback "$w" sh -c 'echo "$RTSHIM_NICE_FALLBACK"'
@@ -241,10 +249,27 @@ tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
 	[ "$output" = always ]
 	run -0 --separate-stderr as_user "$RTRUN" --nice-fallback=off sh -c 'echo "$RTSHIM_NICE_FALLBACK"'
 	[ "$output" = off ]
+	# a mistyped value is said as such, not run as a command
+	run -125 --separate-stderr as_user "$RTRUN" --nice-fallback refsued true
+	[[ $stderr == "rtrun: invalid --nice-fallback value 'refsued'"* ]]
 	# what it does, read from the kernel: no realtime, rtkit's nice level instead
 	run -1 --separate-stderr as_user "$RTRUN" --nice-fallback always chrt -f 5 true
 	run -0 as_user "$RTRUN" --nice-fallback always "$PROBES/shim-script" <<<'self 5'
 	[[ $output == *"self 5: rc=-1 err=EPERM "*"kernel=OTHER|RESET 0"* ]]
+}
+
+@test "rtrun runs a program built with AddressSanitizer: its runtime first in LD_PRELOAD, its thread granted" {
+	# without rtrun: refused, the program goes on
+	run -0 as_user "$PROBES/asan-rt" </dev/null
+	[[ $output == *"call asan rc=1 err=EPERM"* && $output == *"kernel asan OTHER 0"* ]]
+	[[ $output == *done* ]]
+	run -0 --separate-stderr as_user "$RTRUN" --timeout 10000 "$PROBES/asan-rt" </dev/null
+	[[ $output == *"call asan rc=0 err=OK"* ]] || { echo "$output $stderr"; false; }
+	[[ $output == *"kernel asan RR|RESET 10"* && $output == *done* ]]
+	# the shim's slow path stays on the thread's stack: no swapcontext for ASan to warn about
+	[[ $stderr != *swapcontext* ]] || { echo "$stderr"; false; }
+	run -0 as_user "$RTRUN" --check "$PROBES/asan-rt"
+	[[ $output == *"its runtime libasan.so"*" goes first in LD_PRELOAD"* ]]
 }
 
 @test "chrt's -r N and -f N: the main thread gets priority N; a bare -r goes with -p" {
@@ -694,14 +719,14 @@ EOF
 	[[ $stderr == *"priority 90 is above rtkit's maximum $MAXPRIO"* ]]
 }
 
-@test "-p --require-rt: a failed -p is an error and the command does not run" {
+@test "-p --require-rt: a failed -p is an error (exit 123, not a usage error's 125) and the command does not run" {
 	polkit_deny
 	# --timeout: rtkit's refusal, not its time.  On this loaded 2-CPU VM (load 11-14 from other
 	# suites) a request through rtkit and polkitd took 11-281 ms, once 2.2 s; the default 500 ms
 	# gave "no answer" in 1 of 30.  A just-restarted polkitd (tb_polkit) is not the cause: its
 	# first answers took 27-98 ms, as many as later ones.  So every test here that asserts what
 	# rtkit or polkit answered gives the request 10 s.
-	run -125 --separate-stderr as_user "$RTRUN" -p 10 --require-rt --timeout 10000 sh -c 'echo ran'
+	run -123 --separate-stderr as_user "$RTRUN" -p 10 --require-rt --timeout 10000 sh -c 'echo ran'
 	[ -z "$output" ]
 	[[ $stderr == "rtrun: cannot make the main thread realtime: rtkit refused"*"not running sh without it"* ]]
 	# without it, a warning and the command runs
@@ -781,6 +806,11 @@ ask() {
 	bg_stop
 	run -0 as_user "$RTRUN" --status --pairs
 	[[ $output != *"pid=$PID "* ]]
+	# key=value lines only; none when no process runs with the shim
+	run -1 grep -v -e '^process pid=' -e '^  thread tid=' < <(printf '%s' "$output")
+	# another user's process: its threads as chrt -p reads them; whether it has the shim, unknown
+	run -0 as_user "$RTRUN" --status --pairs 1
+	[[ $output == "process pid=1 "*" user=root shim=unknown "* ]]
 	run -0 as_user sh -c "exec '$RTRUN' --status --pairs \$\$"
 	[[ $output == "process pid="*" comm=rtrun user=$TEST_USER shim=no "* ]]
 	run -1 as_user "$RTRUN" --status 2147483647
@@ -885,6 +915,12 @@ ask() {
 	run -1 as_user env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$WORK/no-bus" "$RTRUN" --check
 	[[ $output == *"system bus      unix:path=$WORK/no-bus does not answer"* ]]
 	[[ $output == *"fix: start the system bus"*"DBUS_SYSTEM_BUS_ADDRESS"* ]]
+	# the way this machine starts it: systemd's unit only where systemd runs
+	if [ -d /run/systemd/system ]; then
+		[[ $output == *"(systemctl start dbus)"* ]]
+	elif [ -x /etc/init.d/dbus ]; then
+		[[ $output == *"(/etc/init.d/dbus start)"* && $output != *systemctl* ]]
+	fi
 	[[ $output != *"rtkit grant"* ]]
 	((SECONDS - t0 < 5))
 }
