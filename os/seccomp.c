@@ -15,8 +15,11 @@ bool rtshim_seccomp_filtered(void)
 		return true;
 	int saved = errno;
 	long mode = rtshim_raw_syscall(SYS_prctl, PR_GET_SECCOMP, 0L, 0L, 0L, 0L);
+	int err = errno;
 	errno = saved;
-	if (mode == 0)
+	/* EINVAL: no seccomp to ask (a kernel without CONFIG_SECCOMP, or qemu-user, which answers
+	 * PR_GET_SECCOMP itself): nothing filters this process.  Any other failure is a filter's. */
+	if (mode == 0 || (mode < 0 && err == EINVAL))
 		return false;
 	__atomic_store_n(&filtered, 1, __ATOMIC_RELAXED);
 	return true;
