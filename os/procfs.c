@@ -51,23 +51,8 @@ ssize_t rtshim_proc_read(const char *path, char *buf, size_t size)
 	return n;
 }
 
-int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
-{
-	char path[64], buf[1024];
-	if (tid <= 0)
-		return -ESRCH;
-	rtshim_format(path, sizeof path, "/proc/%d/status", (int)tid);
-	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
-	if (n < 0)
-		return (int)n;
-	long v = parse_field(buf, "\nTgid:");
-	if (v <= 0)
-		return -EIO;
-	*tgid = (pid_t)v;
-	return 0;
-}
-
-int rtshim_proc_ppid(pid_t pid, pid_t *ppid)
+/* A process id in /proc/PID/status's FIELD ("\nTgid:"), at least MIN: 0 or a negative errno. */
+static int status_pid_field(pid_t pid, const char *field, long min, pid_t *out)
 {
 	char path[64], buf[1024];
 	if (pid <= 0)
@@ -76,11 +61,21 @@ int rtshim_proc_ppid(pid_t pid, pid_t *ppid)
 	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
 	if (n < 0)
 		return (int)n;
-	long v = parse_field(buf, "\nPPid:");
-	if (v < 0)
+	long v = parse_field(buf, field);
+	if (v < min)
 		return -EIO;
-	*ppid = (pid_t)v;
+	*out = (pid_t)v;
 	return 0;
+}
+
+int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
+{
+	return status_pid_field(tid, "\nTgid:", 1, tgid);
+}
+
+int rtshim_proc_ppid(pid_t pid, pid_t *ppid)
+{
+	return status_pid_field(pid, "\nPPid:", 0, ppid); /* 0: a process the kernel started */
 }
 
 int rtshim_proc_owner(pid_t pid, uid_t *uid)
