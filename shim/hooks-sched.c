@@ -22,12 +22,20 @@ RTSHIM_EXPORT int sched_setparam(pid_t pid, const struct sched_param *param)
 	return rtshim_hook_return(&h, rtshim_request(&r));
 }
 
+/* gcc checks that an alias has its target's attributes (-Wmissing-attributes) and copies them
+ * with copy(); clang (the cross builds) has no copy() and no such check. */
+#if __has_attribute(copy)
+#define SAME_ATTRIBUTES(f) copy(f)
+#else
+#define SAME_ATTRIBUTES(f)
+#endif
+
 /* The way in for syscall(SYS_sched_setscheduler/SYS_sched_setparam) (hooks-syscall.c): these
  * interposers themselves, bound here, not whatever comes first under their exported names. */
 extern __typeof(sched_setscheduler) rtshim_sched_setscheduler
-	__attribute__((alias("sched_setscheduler"), copy(sched_setscheduler), visibility("hidden")));
+	__attribute__((alias("sched_setscheduler"), SAME_ATTRIBUTES(sched_setscheduler), visibility("hidden")));
 extern __typeof(sched_setparam) rtshim_sched_setparam
-	__attribute__((alias("sched_setparam"), copy(sched_setparam), visibility("hidden")));
+	__attribute__((alias("sched_setparam"), SAME_ATTRIBUTES(sched_setparam), visibility("hidden")));
 
 RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 {
@@ -66,6 +74,6 @@ RTSHIM_EXPORT int sched_getparam(pid_t pid, struct sched_param *param)
 
 /* The way in for syscall(SYS_sched_getscheduler/SYS_sched_getparam) (hooks-syscall.c), as above. */
 extern __typeof(sched_getscheduler) rtshim_sched_getscheduler
-	__attribute__((alias("sched_getscheduler"), copy(sched_getscheduler), visibility("hidden")));
+	__attribute__((alias("sched_getscheduler"), SAME_ATTRIBUTES(sched_getscheduler), visibility("hidden")));
 extern __typeof(sched_getparam) rtshim_sched_getparam
-	__attribute__((alias("sched_getparam"), copy(sched_getparam), visibility("hidden")));
+	__attribute__((alias("sched_getparam"), SAME_ATTRIBUTES(sched_getparam), visibility("hidden")));
