@@ -203,8 +203,9 @@ teardown() { qemu_stop; }
 	for t in "${TARGETS[@]}"; do
 		qemu_bg "$t" '^sees t0' cyclictest-style 1 80
 		tid=$(awk '$1 == "tid" && $2 == "t0" { print $3; exit }' "$OUT")
-		[ -n "$PID" ] && [ -n "$tid" ]
-		grep -q "$B/cross/$t/lib/$t/rtshim/librtshim-client.so" "/proc/$PID/maps"
+		[ -n "$PID" ]
+		[ -n "$tid" ]
+		grep -q "$B/cross/$t/lib/$t/rtshim/librtshim.so" "/proc/$PID/maps"
 		grep -q '^call setscheduler-t0 rc=0' "$OUT"
 		[ "$(sched_of "$PID" "$tid")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
 		qemu_stop

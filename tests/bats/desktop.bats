@@ -260,7 +260,7 @@ launch_report() {
 	gio launch "$1" >/dev/null 2>&1 </dev/null
 	for ((i = 0; i < 200; i++)); do [ -f "$REP.out" ] && break; sleep 0.05; done
 	[ -f "$REP.out" ] || { echo "$1 did not start: Exec=$(sed -n 's/^Exec=//p' "$1")"; return 1; }
-	grep -v -e '^env=GIO_LAUNCHED_DESKTOP_FILE' -e '^env=LD_PRELOAD=' "$REP.out"
+	grep -v -e '^env=GIO_LAUNCHED_DESKTOP_FILE' -e '^env=LD_PRELOAD=' -e '^env=RTRUN_COMMAND_PID=' "$REP.out"
 }
 
 @test "rtshim-desktop: an Exec line behind env (options, -S, assignments) starts the program as before, through rtrun" {

@@ -78,7 +78,7 @@ copy_tree() {
 	dpkg-query -W -f='${db:Status-Status}\n' libdbus-1-dev:i386 2>/dev/null | grep -qx installed ||
 		skip "no libdbus-1-dev:i386 (scripts/install-deps)"
 	copy_tree "$src"
-	run env -u MAKEFLAGS -u MAKELEVEL -C "$src" dpkg-buildpackage -us -uc -B -a i386 -Pcross,nocheck
+	run env -u MAKEFLAGS -u MAKELEVEL -u B -u MULTIARCH -C "$src" dpkg-buildpackage -us -uc -B -a i386 -Pcross,nocheck
 	echo "$output" | tail -n 30
 	[ "$status" -eq 0 ]
 	run -0 dpkg-deb -x "$WORK"/pkg/librtshim_*_i386.deb "$d"

@@ -1,6 +1,6 @@
 /* kernel-view.h — the kernel's own scheduling view of a thread, past every interposer: the shim
  * exports syscall() and its readers report what a successful call asked (rule 6), so the probes
- * that show the kernel's truth make the system call themselves.  No dynamic loader on the way
+ * that show the kernel's truth make the system call themselves (x86_64, i386, arm64, armhf).  No dynamic loader on the way
  * (a plugin's constructor thread must not wait for the loader's lock). */
 #ifndef RTSHIM_PROBE_KERNEL_VIEW_H
 #define RTSHIM_PROBE_KERNEL_VIEW_H
@@ -22,9 +22,15 @@ static inline long kernel_view_syscall(long nr, long a, long b)
 	register long x8 __asm__("x8") = nr, x0 __asm__("x0") = a, x1 __asm__("x1") = b;
 	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
 	r = x0;
+#elif defined(__arm__) && defined(__ARM_EABI__)
+	/* r7 carries the number and may be the frame pointer (Thumb): saved around the call */
+	register long r0 __asm__("r0") = a, r1 __asm__("r1") = b;
+	__asm__ volatile("push {r7}\n\tmov r7, %[nr]\n\tsvc #0\n\tpop {r7}"
+			 : "+r"(r0)
+			 : [nr] "r"(nr), "r"(r1)
+			 : "memory");
+	r = r0;
 #else
-	/* armhf: r7 carries the number and may be the frame pointer; the shim's entry passes
-	 * only the readers on, which report the kernel's values but for what a call asked */
 	return syscall(nr, a, b);
 #endif
 	if (r < 0 && r > -4096) {
