@@ -54,7 +54,7 @@ race_stop() {
 }
 
 tid_of() { awk -v l="$1" '$1 == "tid" && $2 == l { print $3; exit }' "$OUT"; }
-# what the main thread read about A: "FIFO 20"
+# what the main thread read about A: "FIFO 65"
 read_of() { awk '$1 == "reads" && $2 == "A" { print $3, $4; exit }' "$OUT"; }
 read_ms() { awk '$1 == "reads" && $2 == "A" { print int($6); exit }' "$OUT"; }
 
@@ -71,17 +71,18 @@ read_ms() { awk '$1 == "reads" && $2 == "A" { print int($6); exit }' "$OUT"; }
 	[ "$(sched_of "$(tid_of A)")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
 	# before the reader waited for the request in flight, this read "OTHER 0" (a D-Bus round trip
 	# after A's EPERM), and the worker was created SCHED_OTHER
-	[ "$(read_of)" = "FIFO 20" ]                # the policy asked, rtkit's priority, the flag masked
+	[ "$(read_of)" = "FIFO 65" ]                # what A asked (rtshim(7): readers), the flag masked
 	grep -q '^call create-worker rc=0 err=OK$' "$OUT"
-	[ "$(sched_of "$(tid_of worker)")" = "SCHED_RR|SCHED_RESET_ON_FORK 19" ]
+	# the worker asks one less than it read: 64, clamped to rtkit's 20
+	[ "$(sched_of "$(tid_of worker)")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
 	[ ! -s "$ERR" ]
 }
 
 @test "sched_getscheduler(TID) on a thread whose rtkit request is in flight: the outcome (the FIFO asked)" {
 	race_run sched
 	grep -q '^call getscheduler-A rc=1 err=OK$' "$OUT"   # SCHED_FIFO as asked, SCHED_RESET_ON_FORK masked
-	[ "$(read_of)" = "FIFO 20" ]
-	[ "$(sched_of "$(tid_of worker)")" = "SCHED_RR|SCHED_RESET_ON_FORK 19" ]
+	[ "$(read_of)" = "FIFO 65" ]
+	[ "$(sched_of "$(tid_of worker)")" = "SCHED_RR|SCHED_RESET_ON_FORK 20" ]
 }
 
 @test "rtkit hung: the reader waits no longer than RTSHIM_TIMEOUT_MS, then reads the kernel (OTHER)" {
