@@ -304,6 +304,15 @@ start_jackd() {
 	fi
 }
 
+# long_note FILE: a MIDI file of one note that lasts 600 s, longer than APP_TIMEOUT: a synth
+# playing it runs until the test stops it, however slowly a busy machine gets to read its threads.
+# MThd: format 0, one track, 96 ticks per beat; MTrk: note on, 115200 ticks (600 s at 120 bpm),
+# note off, end of track.
+long_note() {
+	printf 'MThd\0\0\0\6\0\0\0\1\0\140MTrk\0\0\0\16\0\220\74\144\207\204\0\200\74\0\0\377\57\0' >"$1"
+	chmod 644 "$1"
+}
+
 # start_jack_client [--rtrun] LOG COMM CMD...: a JACK client of $JACK_NAME; sets CLIENT (PID).
 start_jack_client() {
 	local -a rt=()

@@ -16,15 +16,11 @@ teardown() { apps_teardown; }
 
 NO_RT='Failed to set thread to high priority'
 
-# play [--rtrun]: fluidsynth playing one 30 s note (no MIDI driver, no shell, no SoundFont: the
+# play [--rtrun]: fluidsynth playing one long note (no MIDI driver, no shell, no SoundFont: the
 # synth and its threads run all the same) to jackd.  Sets CLIENT.
 play() {
 	start_jackd "$@" "$APP_TMP/jackd.log" -R -P 70 -d dummy
-	# MThd, format 0, one track, 96 ticks per beat; MTrk: note on, 5760 ticks (30 s at 120 bpm),
-	# note off, end of track
-	printf 'MThd\0\0\0\6\0\0\0\1\0\140MTrk\0\0\0\15\0\220\74\144\255\0\200\74\0\0\377\57\0' \
-		>"$APP_TMP/note.mid"
-	chmod 644 "$APP_TMP/note.mid"
+	long_note "$APP_TMP/note.mid"
 	start_jack_client "$@" "$APP_TMP/fluidsynth.log" fluidsynth \
 		fluidsynth -a jack -r 48000 -o synth.cpu-cores=2 -n -i "$APP_TMP/note.mid"
 }

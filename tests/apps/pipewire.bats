@@ -21,15 +21,13 @@ teardown() { apps_teardown; }
 
 NO_RT='Failed to set thread to high priority'
 
-# synth LOG CMD-PREFIX...: fluidsynth playing one 30 s note to PipeWire through CMD-PREFIX (pw-jack,
+# synth LOG CMD-PREFIX...: fluidsynth playing one long note to PipeWire through CMD-PREFIX (pw-jack,
 # with rtrun before or after it) as a JACK client; synth.cpu-cores=2 starts its mixer thread, whose
 # start routine asks pthread_setschedparam(pthread_self(), SCHED_FIFO, 60).  Sets CLIENT and MIXER.
 synth() {
 	local log=$1
 	shift
-	printf 'MThd\0\0\0\6\0\0\0\1\0\140MTrk\0\0\0\15\0\220\74\144\255\0\200\74\0\0\377\57\0' \
-		>"$APP_TMP/note.mid"
-	chmod 644 "$APP_TMP/note.mid"
+	long_note "$APP_TMP/note.mid"
 	spawn "$log" "${PW_ENV[@]}" "$@" fluidsynth -a jack -r 48000 -o synth.cpu-cores=2 -n -i "$APP_TMP/note.mid"
 	CLIENT=$(find_prog "$SPAWNED" fluidsynth)
 	wait_until 20 thread_named "$CLIENT" mixer0
@@ -70,12 +68,17 @@ main_thread_policy() { policy_of "$CLIENT"; }
 	assert_all_rt_granted "$CLIENT"
 }
 
+# synth_settled: module-rt's probe of $CLIENT's main thread is over and two threads are realtime.
+synth_settled() {
+	[[ $(main_thread_policy) == "SCHED_OTHER|SCHED_RESET_ON_FORK" ]] && has_rt "$CLIENT" 2
+}
+
 # assert_synth_under_rtrun: the mixer thread and libjack's data thread are rtkit grants, nothing
 # else realtime; no warning; the shim's runaway guard holds the process (soft RLIMIT_RTTIME below
 # rtkit's hard 200 ms, where PipeWire alone sets soft = hard); the main thread keeps the
 # SCHED_RESET_ON_FORK of module-rt's probe (FIFO asked, granted, set back to SCHED_OTHER).
 assert_synth_under_rtrun() {
-	wait_until 20 has_rt "$CLIENT" 2
+	wait_until 20 synth_settled
 	threads "$CLIENT"
 	assert_granted "$MIXER" "the mixer thread"
 	[ "$(prio_of "$MIXER")" -eq "$RTKIT_MAX" ]
