@@ -3,7 +3,8 @@
  * system call, so chrt makes the system call itself), and so does code written with musl in
  * mind, or for sched_setattr, which glibc 2.36 does not wrap.  The exported entry is assembly
  * (hooks-syscall-entry.S): only sched_setscheduler, sched_setparam, sched_setattr and their
- * readers come here, with exactly the arguments those system calls take. */
+ * readers come here, with exactly the arguments those system calls take; so do glibc 2.41's
+ * sched_setattr() and sched_getattr() functions. */
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -153,6 +154,21 @@ static long get_attr(long pid, struct sched_attr_head *a, long size, long flags)
 	rtshim_hook_leave(&h, err);
 	return r;
 }
+
+#if __GLIBC_PREREQ(2, 41)
+/* glibc 2.41's sched_setattr() and sched_getattr() make the system call themselves, not through
+ * syscall(): they take the way of their syscall() forms.  Exported where the glibc built against
+ * has them (shim/librtshim.map), so that every export stays a function of libc. */
+RTSHIM_EXPORT int sched_setattr(pid_t pid, struct sched_attr *attr, unsigned int flags)
+{
+	return (int)set_attr(pid, (const struct sched_attr_head *)attr, flags);
+}
+
+RTSHIM_EXPORT int sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size, unsigned int flags)
+{
+	return (int)get_attr(pid, (struct sched_attr_head *)attr, size, flags);
+}
+#endif
 
 long rtshim_syscall_sched(long number, long pid, long a2, long a3, long a4)
 {

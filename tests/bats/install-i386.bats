@@ -52,7 +52,7 @@ teardown() {
 		done
 	done
 	run -0 file -L "$d/opt/rtshim/lib/i386-linux-gnu/rtshim/librtshim.so"
-	[[ $output == *"ELF 32-bit"*"Intel 80386"* ]]
+	[[ $output =~ ELF\ 32-bit.*Intel\ (80386|i386) ]] # file 5.44 (Debian 12) and 5.46 (Debian 13)
 	run -0 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$RTSHIM_ROOT" B="$b" DESTDIR="$d" PREFIX=/opt/rtshim uninstall
 	run -0 find "$d" -name 'librtshim*.so'
 	[ -z "$output" ]
@@ -108,7 +108,7 @@ start_probe32() {
 	[ -n "$pid" ]
 	grep -q " $I386_PROBES/cyclictest-style\$" "/proc/$pid/maps"
 	run -0 file -L "$I386_PROBES/cyclictest-style"
-	[[ $output == *"ELF 32-bit"*"Intel 80386"* ]]
+	[[ $output =~ ELF\ 32-bit.*Intel\ (80386|i386) ]]
 	grep -q "$d/opt/rtshim/lib/i386-linux-gnu/rtshim/librtshim.so" "/proc/$pid/maps"
 	# the request's client is part of the shim: nothing more is loaded
 	! grep -q "librtshim-client.so" "/proc/$pid/maps" || false

@@ -59,7 +59,7 @@ copy_tree() {
 			CC="gcc -m32" I386= DBUS_CFLAGS= DBUS_LIBS= CFLAGS="-O2 $flags" "$t/i386/lib/i386-linux-gnu/rtshim/librtshim.so"
 		s=$t/i386/lib/i386-linux-gnu/rtshim/librtshim.so
 		run -0 file -L "$s"
-		[[ $output == *"32-bit"*"Intel 80386"* ]]
+		[[ $output =~ 32-bit.*Intel\ (80386|i386) ]] # file 5.44 (Debian 12) and 5.46 (Debian 13)
 		check_exports "$s"
 		run -0 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$RTSHIM_ROOT" B="$t" CFLAGS="-O2 $flags" \
 			cross-arm-linux-gnueabihf
@@ -84,5 +84,5 @@ copy_tree() {
 	run -0 dpkg-deb -x "$WORK"/pkg/librtshim_*_i386.deb "$d"
 	check_exports "$d/usr/lib/i386-linux-gnu/rtshim/librtshim.so"
 	run -0 file -L "$d/usr/lib/i386-linux-gnu/rtshim/librtshim.so" "$d/usr/lib/i386-linux-gnu/rtshim/librtshim-client.so"
-	(($(grep -c '32-bit.*Intel 80386' <<<"$output") == 2))
+	(($(grep -Ec '32-bit.*Intel (80386|i386)' <<<"$output") == 2))
 }
