@@ -1,7 +1,7 @@
 /* decide.h — the decision core: what to do with one scheduling request, as a pure function.
  *
- * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
- * all run the same loop:
+ * The shim (shim/slow-path.c), `rtrun -p`, `rtrun --pid` and `rtrun --check`
+ * (wrapper/realtime.c) all run the same loop, core/carry-out.c:
  *
  *	facts = the request, the configuration
  *	for (;;) {

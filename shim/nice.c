@@ -84,12 +84,11 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	return 0;
 }
 
-enum rtshim_nice_outcome rtshim_nice_instead(const struct rtshim_client_v1 *client,
-					     const struct rtkit_limits *lim, pid_t pid, pid_t tid)
+enum rtshim_nice_outcome rtshim_nice_instead(const struct rtkit_limits *lim, pid_t pid, pid_t tid)
 {
 	if (rtshim_cfg()->nice_fallback == RTSHIM_NICE_OFF)
 		return RTSHIM_NICE_NOT_ASKED;
-	int e = ask_nice(client, lim, pid, tid, lim->min_nice_level,
+	int e = ask_nice(&rtshim_client_v1, lim, pid, tid, lim->min_nice_level,
 			 "(RTSHIM_NICE_FALLBACK: no realtime; the call still fails)");
 	return e == 0 ? RTSHIM_NICE_GOT : e == 1 ? RTSHIM_NICE_NOT_ASKED : RTSHIM_NICE_NOT_GOT;
 }
