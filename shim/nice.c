@@ -23,8 +23,8 @@ static void mark_shim_flag(pid_t tid, int old_policy)
 }
 
 /* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` as the core's
- * rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an RT
- * thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
+ * rtshim(7) rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an
+ * RT thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
 static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
 		    pid_t pid, pid_t tid, int want, const char *why)
 {
@@ -98,7 +98,7 @@ int rtshim_nice_ask_rtkit(void *arg)
 {
 	const struct rtshim_nice_ask *n = arg;
 	const struct rtshim_config *c = rtshim_cfg();
-	/* rule 21: a sandbox's filter may kill what the client does */
+	/* rtshim(7) rule 21: a sandbox's filter may kill what the client does */
 	if (rtshim_seccomp_filtered())
 		return n->err;
 	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);

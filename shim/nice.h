@@ -1,6 +1,6 @@
-/* nice.h — nice levels from rtkit (MakeThreadHighPriority), as the core's rules 11-14 decide:
- * for a nice level the kernel refused (hooks-nice.c) and for RTSHIM_NICE_FALLBACK, a thread that
- * cannot have realtime (slow-path.c). */
+/* nice.h — nice levels from rtkit (MakeThreadHighPriority), as the core's rtshim(7) rules 11-14
+ * decide: for a nice level the kernel refused (hooks-nice.c) and for RTSHIM_NICE_FALLBACK, a thread
+ * that cannot have realtime (slow-path.c). */
 #ifndef RTSHIM_NICE_H
 #define RTSHIM_NICE_H
 

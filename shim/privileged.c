@@ -126,7 +126,7 @@ static void tell_guard(pid_t granted)
 		rtshim_runaway_granted(granted);
 }
 
-/* DESIGN.md rule 8's first half before the slow path: the calling thread asks for realtime, is not
+/* rtshim(7) rule 8's first half before the slow path: the calling thread asks for realtime, is not
  * realtime and carries no SCHED_RESET_ON_FORK, and the memo holds rtkit's refusal of its kind
  * (budget.h): the decision core, given those facts, says EPERM without asking anyone
  * (rtshim_refusal_holds).  Here that costs two atomic loads and one system call on the

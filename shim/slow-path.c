@@ -40,7 +40,7 @@ static int read_sched(pid_t tid, int *policy, int *prio)
 static void find_target(const struct rtshim_req *r, struct rtshim_request_target *t)
 {
 	*t = (struct rtshim_request_target){ .where = RTSHIM_TARGET_UNKNOWN };
-	if (rtshim_borrowed_memory())
+	if (rtshim_in_vfork_child())
 		return; /* a vfork child: the parent's state is not ours to use */
 	if (rtshim_req_about_pthread(r)) {
 		if (pthread_equal(r->thread, pthread_self()))
