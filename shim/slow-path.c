@@ -79,22 +79,6 @@ static void in_flight(struct rtshim_thread *self, bool begin)
 		rtshim_registry_pending_end(self);
 }
 
-static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
-{
-	struct rlimit rl;
-	if (rtshim_raw_prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
-		return -errno;
-	*soft = rl.rlim_cur;
-	*hard = rl.rlim_max;
-	return 0;
-}
-
-static int set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
-{
-	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
-	return rtshim_raw_prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
-}
-
 static int lower(pid_t tid, int policy, int prio)
 {
 	struct sched_param p = { .sched_priority = prio };
@@ -129,8 +113,8 @@ static const struct rtshim_request_ops production = {
 	.other_explicit = rtshim_target_other_explicit,
 	.get_limits = get_limits,
 	.make_realtime = make_realtime,
-	.get_rttime = get_rttime,
-	.set_rttime = set_rttime,
+	.get_rttime = rtshim_raw_get_rttime,
+	.set_rttime = rtshim_raw_set_rttime,
 	.arm_guard = rtshim_runaway_arm,
 	.lower = lower,
 	.nice_instead = rtshim_nice_instead,

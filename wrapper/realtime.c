@@ -14,6 +14,7 @@
 #include "doctor-open.h"
 #include "carry-out.h"
 #include "decide.h"
+#include "raw-rlimit.h"
 #include "raw-syscall.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
@@ -70,24 +71,6 @@ static int make_realtime(pid_t pid, pid_t tid, int prio)
 	return rtrun_client()->make_realtime(pid, tid, prio);
 }
 
-static int get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
-{
-	struct rlimit rl;
-
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
-		return -errno;
-	*soft = rl.rlim_cur;
-	*hard = rl.rlim_max;
-	return 0;
-}
-
-static int set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
-{
-	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
-
-	return prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
-}
-
 /* The guard is the shim's, in the command: it adopts the soft limit. */
 static int arm_guard(rlim_t soft)
 {
@@ -112,8 +95,8 @@ static const struct rtshim_request_ops rtrun_ops = {
 	.other_explicit = other_explicit,
 	.get_limits = get_limits,
 	.make_realtime = make_realtime,
-	.get_rttime = get_rttime,
-	.set_rttime = set_rttime,
+	.get_rttime = rtshim_raw_get_rttime,
+	.set_rttime = rtshim_raw_set_rttime,
 	.arm_guard = arm_guard,
 	.lower = set_scheduler,
 	.nice_instead = nice_instead,
