@@ -86,8 +86,8 @@ static inline void report_direct(const struct rtshim_req *r, enum rtshim_flag_ow
 
 /* The call as the decision core makes it first, and when the kernel grants it, the core's
  * decision for that, without the facts a refusal needs: 0, or the refusal (negative errno). */
-static __attribute__((noinline)) int privileged(const struct rtshim_req *r,
-						const struct rtshim_trace *tr)
+static __attribute__((noinline)) int configured_call(const struct rtshim_req *r,
+						     const struct rtshim_trace *tr)
 {
 	struct rtshim_direct rule1 = rtshim_direct(rtshim_cfg(), rtshim_req_has_policy(r), r->policy);
 	int direct = rtshim_req_real_call(r, rule1.policy);
@@ -108,7 +108,7 @@ struct refusal {
 };
 
 /* On the shim's own stack (own-stack.h): the loop with the shim's own operations. */
-static int refused(void *arg)
+static int run_slow_path(void *arg)
 {
 	const struct refusal *s = arg;
 	int err = rtshim_slow_path(s->r, s->direct, s->granted);
@@ -153,21 +153,21 @@ int rtshim_request_refused(const struct rtshim_req *r, int direct)
 		return EPERM;
 	pid_t granted = 0;
 	struct refusal s = { .r = r, .tr = &untraced, .direct = direct, .granted = &granted };
-	int err = rtshim_own_stack_run(refused, &s);
+	int err = rtshim_own_stack_run(run_slow_path, &s);
 	tell_guard(granted);
 	return err;
 }
 
 /* The configured privileged path, then the slow path on the shim's own stack unless already
  * there (traced). */
-static int request(const struct rtshim_req *r, const struct rtshim_trace *tr, bool on_own_stack,
-		   pid_t *granted)
+static int configured_request(const struct rtshim_req *r, const struct rtshim_trace *tr,
+			      bool on_own_stack, pid_t *granted)
 {
-	int direct = privileged(r, tr);
+	int direct = configured_call(r, tr);
 	if (direct == 0)
 		return 0;
 	struct refusal s = { .r = r, .tr = tr, .direct = direct, .granted = granted };
-	return on_own_stack ? refused(&s) : rtshim_own_stack_run(refused, &s);
+	return on_own_stack ? run_slow_path(&s) : rtshim_own_stack_run(run_slow_path, &s);
 }
 
 struct traced_request {
@@ -186,7 +186,7 @@ static int traced(void *arg)
 		rtshim_trace_end(&tr, err);
 		return err;
 	}
-	return request(t->r, &tr, true, t->granted);
+	return configured_request(t->r, &tr, true, t->granted);
 }
 
 int rtshim_request_configured(const struct rtshim_req *r)
@@ -200,7 +200,7 @@ int rtshim_request_configured(const struct rtshim_req *r)
 		struct traced_request t = { .r = r, .stack = &st, .granted = &granted };
 		err = rtshim_own_stack_run(traced, &t);
 	} else {
-		err = request(r, &untraced, false, &granted);
+		err = configured_request(r, &untraced, false, &granted);
 	}
 	tell_guard(granted);
 	return err;
