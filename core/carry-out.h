@@ -100,6 +100,7 @@ struct rtshim_request_ops {
 	int (*arm_guard)(rlim_t soft);
 	/* sched_setscheduler(tid, policy, prio): a lowering within the grant */
 	int (*lower)(pid_t tid, int policy, int prio);
+	/* no realtime: RTSHIM_NICE_FALLBACK's nice level from rtkit instead */
 	enum rtshim_nice_outcome (*nice_instead)(const struct rtkit_limits *lim, pid_t pid, pid_t tid);
 	/* NULL: no budget (rtrun asks once and keeps no memo) */
 	const struct rtshim_budget_ops *budget;
