@@ -191,7 +191,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 			   tid, asked, prio, rtshim_why_text(d->why), (long long)d->wait_ms);
 		break;
 	case RTSHIM_WHY_NO_CLIENT:
-		return; /* said once by the loader */
+		return; /* the client is linked in: only a unit test's fake has none */
 	case RTSHIM_WHY_OTHER_PROCESS:
 	case RTSHIM_WHY_SANDBOXED:
 		rtshim_log_once(RTSHIM_LOG_INFO, (int)d->why * 256,
