@@ -66,7 +66,8 @@ CLIENT    := $(LIBOUT)/librtshim-client.so
 RTRUN     := $(B)/bin/rtrun
 
 # Sources, in layers (a folder includes only the headers of those before it):
-#   core/           pure code: the decision core, the configuration, the priority and RLIMIT_RTTIME
+#   core/           pure code: the decision core and the loop that carries it out through a table
+#                   of operations (carry-out.c), the configuration, the priority and RLIMIT_RTTIME
 #                   rules, formatting, rtkit's limits as a type; no system call, no include of
 #                   another folder
 #   kernel/         the raw system calls (raw-syscall.S) and, on them, the clock and the waits every
@@ -74,7 +75,7 @@ RTRUN     := $(B)/bin/rtrun
 #   daemon-client/  the request client (wire-*.c, rtkit-client.c: libc only), linked into the
 #                   shim and rtrun; librtshim-client.so, rtrun --check's doctor (libdbus-1)
 #   os/             what touches the system and both the shim and rtrun link: /proc readers,
-#                   loading the client (dlopen)
+#                   the seccomp check
 #   shim/, wrapper/ librtshim.so (shim/hooks-*.c hold the interposers and init.c the constructor;
 #                   the rest of shim/ is the shim's own state, which unit tests may link) and rtrun
 # Every .c in tests/probes/ is a probe program, tests/probes/lib*.c a shared library for probes;

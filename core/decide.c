@@ -55,7 +55,7 @@ static struct rtshim_decision no_rt(const struct rtshim_facts *f, enum rtshim_wh
 	return d;
 }
 
-/* Rule 1, the privileged path: exactly what was asked.  RTSHIM_POLICY and
+/* rtshim(7) rule 1, the privileged path: exactly what was asked.  RTSHIM_POLICY and
  * RTSHIM_RESET_ON_FORK=1 are the explicit opt-ins that change it. */
 int rtshim_direct_policy(const struct rtshim_config *c, bool has_policy, int policy)
 {
@@ -115,10 +115,10 @@ static struct rtshim_decision held(const struct rtshim_facts *f, int kind)
 	return d;
 }
 
-/* Rule 8, first half, before rtkit's limits are read: a thread that is not realtime yet, whose
- * kind of request rtkit refused a moment ago, gets its EPERM at once, without any work of the
- * client's (the fallback's nice level too held, or not wanted).  A thread realtime already
- * waits for rules 6 and 7, which need no rtkit.  true: *d decided. */
+/* rtshim(7) rule 8, first half, before rtkit's limits are read: a thread that is not realtime yet,
+ * whose kind of request rtkit refused a moment ago, gets its EPERM at once, without any work of the
+ * client's (the fallback's nice level too held, or not wanted).  A thread realtime already waits
+ * for rtshim(7) rules 6 and 7, which need no rtkit.  true: *d decided. */
 static bool held_before_rtkit(const struct rtshim_facts *f, const struct plan *p,
 			      struct rtshim_decision *d)
 {
@@ -137,8 +137,8 @@ bool rtshim_refusal_holds(const struct rtshim_config *cfg, int64_t held_ms, int6
 	       (fallback == RTSHIM_NICE_OFF || held_nice_ms > 0);
 }
 
-/* Rules 1-4, 22 and 21: the direct call, whose thread, the flag, a realtime request, another
- * process's thread, a sandbox.  true: *d decided. */
+/* rtshim(7) rules 1-4, 22 and 21: the direct call, whose thread, the flag, a realtime request,
+ * another process's thread, a sandbox.  true: *d decided. */
 static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
 	const struct rtshim_config *c = f->cfg;
@@ -160,14 +160,15 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 		return true;
 	}
 
-	/* Rule 2: EPERM.  Only about a thread of ours, or of another process of this user. */
+	/* rtshim(7) rule 2: EPERM.  Only about a thread of ours, or of another process of this
+	 * user. */
 	if (f->target == RTSHIM_TARGET_UNKNOWN) {
 		*d = done(EPERM, RTSHIM_WHY_NOT_OURS, 0);
 		return true;
 	}
 
-	/* Rule 3: a thread that carries SCHED_RESET_ON_FORK keeps it (the kernel refuses an
-	 * unprivileged caller who drops it): drops and changes are retried with the flag. */
+	/* rtshim(7) rule 3: a thread that carries SCHED_RESET_ON_FORK keeps it (the kernel refuses
+	 * an unprivileged caller who drops it): drops and changes are retried with the flag. */
 	if (f->has_policy && !(sent & SCHED_RESET_ON_FORK) && (f->cur_policy & SCHED_RESET_ON_FORK)) {
 		if (!f->keeping_flag.done) {
 			*d = act(RTSHIM_CALL_KEEPING_FLAG);
@@ -180,8 +181,9 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 		}
 	}
 
-	/* Rule 4: only a realtime request goes on to rtkit.  A priority alone (sched_setparam,
-	 * pthread_setschedprio) asks for realtime when the thread has it already. */
+	/* rtshim(7) rule 4: only a realtime request goes on to rtkit.  A priority alone
+	 * (sched_setparam, pthread_setschedprio) asks for realtime when the thread has it already.
+	 */
 	if (!rtshim_is_rt(f->has_policy ? f->policy : f->cur_policy)) {
 		*d = done(EPERM, RTSHIM_WHY_NOT_RT, 0);
 		return true;
@@ -190,14 +192,16 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 			  : (f->cur_policy & SCHED_RESET_ON_FORK) && !f->shim_flag;
 	p->cur_rt = rtshim_is_rt(f->cur_policy);
 
-	/* Rule 22: another process's thread would run without a guard (the guard lives in the
-	 * process that asks): only a person's explicit request (rtrun --pid, `rtrun chrt -p`) */
+	/* rtshim(7) rule 22: another process's thread would run without a guard (the guard lives in
+	 * the process that asks): only a person's explicit request (rtrun --pid, `rtrun chrt -p`)
+	 */
 	if (f->target == RTSHIM_TARGET_OTHER && !f->other_explicit) {
 		*d = done(EPERM, RTSHIM_WHY_OTHER_PROCESS, 0);
 		return true;
 	}
-	/* Rule 21: under a seccomp filter, the sockets and mappings a daemon client needs may be
-	 * what the filter kills or traps: no daemon, no nice fallback, the kernel's answer. */
+	/* rtshim(7) rule 21: under a seccomp filter, the sockets and mappings a daemon client needs
+	 * may be what the filter kills or traps: no daemon, no nice fallback, the kernel's answer.
+	 */
 	if (f->sandboxed) {
 		*d = done(EPERM, RTSHIM_WHY_SANDBOXED, 0);
 		return true;
@@ -217,12 +221,14 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 	return true;
 }
 
-/* Rules 5-7: the priority in rtkit's range, and what needs no rtkit.  true: *d decided. */
+/* rtshim(7) rules 5-7: the priority in rtkit's range, and what needs no rtkit.  true: *d decided.
+ */
 static bool within_grant(const struct rtshim_facts *f, struct plan *p, struct rtshim_decision *d)
 {
 	const struct rtshim_config *c = f->cfg;
 
-	/* Rule 5: the priority in rtkit's range (an inherited one is in it already: clamp). */
+	/* rtshim(7) rule 5: the priority in rtkit's range (an inherited one is in it already:
+	 * clamp). */
 	struct rtshim_prio_map map = {
 		.mode = f->inherited ? RTSHIM_PRIO_CLAMP : c->prio_map,
 		.max_prio = f->lim.max_realtime_priority,
@@ -239,15 +245,15 @@ static bool within_grant(const struct rtshim_facts *f, struct plan *p, struct rt
 		return true;
 	}
 
-	/* Rule 6: realtime at that priority already (a FIFO request on a thread rtkit made RR
-	 * included): rtkit's per-user budget is shared, do not spend it. */
+	/* rtshim(7) rule 6: realtime at that priority already (a FIFO request on a thread rtkit
+	 * made RR included): rtkit's per-user budget is shared, do not spend it. */
 	if (p->cur_rt && f->cur_prio == p->mapped) {
 		*d = succeeded(RTSHIM_WHY_ALREADY,
 			       (f->cur_policy & SCHED_RESET_ON_FORK) && !p->program_flag);
 		d->prio_changed = p->changed;
 		return true;
 	}
-	/* Rule 7: lowering within the granted policy needs no privilege. */
+	/* rtshim(7) rule 7: lowering within the granted policy needs no privilege. */
 	if (p->cur_rt && p->mapped < f->cur_prio) {
 		if (!f->lowered.done) {
 			*d = act(RTSHIM_LOWER);
@@ -268,7 +274,7 @@ static bool within_grant(const struct rtshim_facts *f, struct plan *p, struct rt
 	return false;
 }
 
-/* Rule 8: rtkit refused this kind of request a moment ago: do not spend the budget.
+/* rtshim(7) rule 8: rtkit refused this kind of request a moment ago: do not spend the budget.
  * true: *d decided. */
 static bool held_back(const struct rtshim_facts *f, const struct plan *p, int kind,
 		      struct rtshim_decision *d)
@@ -286,14 +292,15 @@ static bool held_back(const struct rtshim_facts *f, const struct plan *p, int ki
 	return false;
 }
 
-/* Rules 9 and 10: RLIMIT_RTTIME bounded, then rtkit asked, then its answer. */
+/* rtshim(7) rules 9 and 10: RLIMIT_RTTIME bounded, then rtkit asked, then its answer. */
 static struct rtshim_decision ask(const struct rtshim_facts *f, const struct plan *p, int kind)
 {
 	const struct rtshim_config *c = f->cfg;
 	struct rtshim_decision d;
 
-	/* Rule 9: the hard RLIMIT_RTTIME set and <= rtkit's RTTimeUSecMax, never raised, never 0;
-	 * the runaway guard keeps the soft limit below it where it can protect the thread. */
+	/* rtshim(7) rule 9: the hard RLIMIT_RTTIME set and <= rtkit's RTTimeUSecMax, never raised,
+	 * never 0; the runaway guard keeps the soft limit below it where it can protect the thread.
+	 */
 	if (f->rttime_err < 0)
 		return done(EPERM, RTSHIM_WHY_RTTIME_UNREADABLE, f->rttime_err);
 	rlim_t soft, hard;
@@ -313,7 +320,7 @@ static struct rtshim_decision ask(const struct rtshim_facts *f, const struct pla
 	if (f->rttime_set.done && f->rttime_set.err < 0)
 		return done(EPERM, RTSHIM_WHY_RTTIME_UNSET, f->rttime_set.err);
 
-	/* Rule 10: ask rtkit. */
+	/* rtshim(7) rule 10: ask rtkit. */
 	if (!f->rtkit.done || f->rtkit.err == 0) {
 		if (!f->rtkit.done) {
 			d = act(RTSHIM_ASK_RTKIT);
@@ -350,20 +357,20 @@ struct rtshim_decision rtshim_decide(const struct rtshim_facts *f)
 	return ask(f, &p, kind);
 }
 
-/* Rule 8's second half: the raise granted a moment ago (held_tid to held_prio, held for
+/* rtshim(7) rule 8's second half: the raise granted a moment ago (held_tid to held_prio, held for
  * hold_ms more) is asked again. */
 bool rtshim_raise_flaps(pid_t held_tid, int held_prio, int64_t hold_ms, pid_t tid, int prio)
 {
 	return hold_ms > 0 && held_tid == tid && held_prio == prio;
 }
 
-/* Rules 11-14: a nice level the kernel refused (setpriority, nice). */
+/* rtshim(7) rules 11-14: a nice level the kernel refused (setpriority, nice). */
 struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f)
 {
 	struct rtshim_nice_decision d = { .step = RTSHIM_NICE_ASK };
 	int want = f->want < -20 ? -20 : f->want; /* the kernel's own clamp */
 
-	/* Rule 11: MakeThreadHighPriority would demote a realtime thread: not asked */
+	/* rtshim(7) rule 11: MakeThreadHighPriority would demote a realtime thread: not asked */
 	if (rtshim_is_rt(f->cur_policy)) {
 		d.step = RTSHIM_NICE_SKIP_RT;
 		return d;
@@ -373,15 +380,16 @@ struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f
 		d.err = f->cur_err;
 		return d;
 	}
-	/* Rule 12: within rtkit's MinNiceLevel */
+	/* rtshim(7) rule 12: within rtkit's MinNiceLevel */
 	d.send = want < f->min_nice_level ? f->min_nice_level : want;
 	d.clamped = d.send != want;
-	/* Rule 13: nicer already than what rtkit would give: nothing to ask */
+	/* rtshim(7) rule 13: nicer already than what rtkit would give: nothing to ask */
 	if (f->cur_nice <= d.send) {
 		d.step = RTSHIM_NICE_ALREADY;
 		return d;
 	}
-	/* Rule 14: rtkit refused a nice level a moment ago: its budget is not spent again yet */
+	/* rtshim(7) rule 14: rtkit refused a nice level a moment ago: its budget is not spent again
+	 * yet */
 	if (f->held_err < 0) {
 		d.step = RTSHIM_NICE_HELD;
 		d.err = f->held_err;
@@ -389,19 +397,20 @@ struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f
 	return d;
 }
 
-/* Rule 15: an explicit realtime attribute is created SCHED_OTHER and promoted. */
+/* rtshim(7) rule 15: an explicit realtime attribute is created SCHED_OTHER and promoted. */
 bool rtshim_creation_promotes(bool explicit_sched, int attr_policy, int attr_prio)
 {
 	return explicit_sched && rtshim_is_rt(attr_policy) && attr_prio > 0;
 }
 
-/* Rule 16: the promotion's outcome.  EPERM runs the thread SCHED_OTHER unless RTSHIM_STRICT. */
+/* rtshim(7) rule 16: the promotion's outcome.  EPERM runs the thread SCHED_OTHER unless
+ * RTSHIM_STRICT. */
 bool rtshim_creation_runs(const struct rtshim_config *cfg, int err)
 {
 	return err == 0 || (err == EPERM && !cfg->strict);
 }
 
-/* Rule 17: RTSHIM_INHERIT. */
+/* rtshim(7) rule 17: RTSHIM_INHERIT. */
 bool rtshim_creation_inherits(const struct rtshim_config *cfg, bool attr_inherits,
 			      bool creator_granted, int creator_policy, int creator_prio,
 			      int *policy, int *prio)
@@ -413,7 +422,7 @@ bool rtshim_creation_inherits(const struct rtshim_config *cfg, bool attr_inherit
 	return rtshim_creation_copies(creator_policy, creator_prio, policy, prio);
 }
 
-/* Rule 18 */
+/* rtshim(7) rule 18 */
 bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio)
 {
 	if (!rtshim_is_rt(creator_policy) || creator_prio < 1)
@@ -423,9 +432,9 @@ bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, i
 	return true;
 }
 
-/* Rule 19: sched_setattr refused (EPERM) for a realtime policy with no flag but reset-on-fork,
- * what sched_setscheduler can say, becomes that sched_setscheduler request.  EPERM means the
- * kernel has read and checked the attribute.  Anything else keeps the kernel's answer. */
+/* rtshim(7) rule 19: sched_setattr refused (EPERM) for a realtime policy with no flag but
+ * reset-on-fork, what sched_setscheduler can say, becomes that sched_setscheduler request.  EPERM
+ * means the kernel has read and checked the attribute.  Anything else keeps the kernel's answer. */
 bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy)
 {
 	if (err != EPERM || (attr_policy != SCHED_FIFO && attr_policy != SCHED_RR) ||
@@ -436,9 +445,9 @@ bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_fl
 	return true;
 }
 
-/* Rule 20: rule 3 for sched_setattr.  A thread that carries SCHED_RESET_ON_FORK keeps it: an
- * attribute that omits SCHED_FLAG_RESET_ON_FORK (and sets a policy: KEEP_POLICY keeps the flag
- * already) is retried with it, whatever its policy, nice level or priority. */
+/* rtshim(7) rule 20: rtshim(7) rule 3 for sched_setattr.  A thread that carries SCHED_RESET_ON_FORK
+ * keeps it: an attribute that omits SCHED_FLAG_RESET_ON_FORK (and sets a policy: KEEP_POLICY keeps
+ * the flag already) is retried with it, whatever its policy, nice level or priority. */
 bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags)
 {
 	if (err != EPERM || cur_policy < 0 || !(cur_policy & SCHED_RESET_ON_FORK) ||

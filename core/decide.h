@@ -1,7 +1,7 @@
 /* decide.h — the decision core: what to do with one scheduling request, as a pure function.
  *
- * The shim (shim/request.c), `rtrun -p`, `rtrun --pid` and `rtrun --check` (wrapper/realtime.c)
- * all run the same loop:
+ * The shim (shim/slow-path.c), `rtrun -p`, `rtrun --pid` and `rtrun --check`
+ * (wrapper/realtime.c) all run the same loop, core/carry-out.c:
  *
  *	facts = the request, the configuration
  *	for (;;) {
@@ -180,7 +180,7 @@ void rtshim_facts_init(struct rtshim_facts *f, const struct rtshim_config *cfg, 
 /* The next step for these facts.  Pure. */
 struct rtshim_decision rtshim_decide(const struct rtshim_facts *f);
 
-/* Rule 1 on its own, as rtshim_decide() applies it: the policy of the first call, and the
+/* rtshim(7) rule 1 on its own, as rtshim_decide() applies it: the policy of the first call, and the
  * decision once that call succeeded.  The shim's privileged path uses them without building
  * the facts a refused request needs.  Pure. */
 int rtshim_direct_policy(const struct rtshim_config *cfg, bool has_policy, int policy);
@@ -213,17 +213,17 @@ static inline struct rtshim_direct rtshim_direct(const struct rtshim_config *cfg
 	return (struct rtshim_direct){ sent, rtshim_direct_flag_owner(has_policy, policy, sent) };
 }
 
-/* Rule 8, first half: a thread that is not realtime, whose kind of request rtkit refused
+/* rtshim(7) rule 8, first half: a thread that is not realtime, whose kind of request rtkit refused
  * held_ms more, gets its EPERM before rtkit's limits are read when nothing else is left to ask
  * (the fallback's nice level off, or refused too: held_nice_ms).  Pure. */
 bool rtshim_refusal_holds(const struct rtshim_config *cfg, int64_t held_ms, int64_t held_nice_ms);
 
-/* Rule 8: the same raise (thread, priority) as the one granted a moment ago, still held for
- * hold_ms: the priority flaps.  Pure. */
+/* rtshim(7) rule 8: the same raise (thread, priority) as the one granted a moment ago, still held
+ * for hold_ms: the priority flaps.  Pure. */
 bool rtshim_raise_flaps(pid_t held_tid, int held_prio, int64_t hold_ms, pid_t tid, int prio);
 
 /* Nice levels (setpriority, nice) the kernel refused for a thread of ours or of our user:
- * rules 11-14.  The facts are read before the decision, the backoff's included. */
+ * rtshim(7) rules 11-14.  The facts are read before the decision, the backoff's included. */
 struct rtshim_nice_facts {
 	int want;           /* the level asked (setpriority's prio; nice(): now + increment) */
 	int cur_policy;     /* the thread's policy now, flags included */
@@ -247,37 +247,38 @@ struct rtshim_nice_decision {
 };
 struct rtshim_nice_decision rtshim_decide_nice(const struct rtshim_nice_facts *f);
 
-/* Thread creation, rules 15-18.  Rule 15: pthread_create with PTHREAD_EXPLICIT_SCHED and a
- * realtime attribute is created SCHED_OTHER and promoted before its start routine runs. */
+/* Thread creation, rtshim(7) rules 15-18.  rtshim(7) rule 15: pthread_create with
+ * PTHREAD_EXPLICIT_SCHED and a realtime attribute is created SCHED_OTHER and promoted before its
+ * start routine runs. */
 bool rtshim_creation_promotes(bool explicit_sched, int attr_policy, int attr_prio);
-/* Rule 16: whether the new thread runs after its promotion returned `err` (positive errno):
- * EPERM runs it SCHED_OTHER, unless RTSHIM_STRICT makes pthread_create fail instead. */
+/* rtshim(7) rule 16: whether the new thread runs after its promotion returned `err` (positive
+ * errno): EPERM runs it SCHED_OTHER, unless RTSHIM_STRICT makes pthread_create fail instead. */
 bool rtshim_creation_runs(const struct rtshim_config *cfg, int err);
-/* Rule 17: RTSHIM_INHERIT: a thread created (inheriting its scheduling) by a thread that rtkit
- * made realtime and that still is (its SCHED_RESET_ON_FORK kept) asks for the creator's policy
- * and priority, already in rtkit's range. */
+/* rtshim(7) rule 17: RTSHIM_INHERIT: a thread created (inheriting its scheduling) by a thread that
+ * rtkit made realtime and that still is (its SCHED_RESET_ON_FORK kept) asks for the creator's
+ * policy and priority, already in rtkit's range. */
 bool rtshim_creation_inherits(const struct rtshim_config *cfg, bool attr_inherits,
 			      bool creator_granted, int creator_policy, int creator_prio,
 			      int *policy, int *prio);
 
-/* Rule 18: pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no realtime policy
- * failed with EPERM: glibc gave the new thread the scheduling it recorded for the creating
- * thread, which says realtime after rtkit's grant (read back, or a change the shim made keeping
- * SCHED_RESET_ON_FORK), and an unprivileged user's thread may not start so.  Under
- * RLIMIT_RTPRIO it would have started with the creator's policy and priority: that is what the
- * new thread asks for, the creator's as the kernel has them now (so already in rtkit's range).
- * false: the creator is not realtime now; the thread starts SCHED_OTHER. */
+/* rtshim(7) rule 18: pthread_create with PTHREAD_EXPLICIT_SCHED and an attribute that sets no
+ * realtime policy failed with EPERM: glibc gave the new thread the scheduling it recorded for the
+ * creating thread, which says realtime after rtkit's grant (read back, or a change the shim made
+ * keeping SCHED_RESET_ON_FORK), and an unprivileged user's thread may not start so.  Under
+ * RLIMIT_RTPRIO it would have started with the creator's policy and priority: that is what the new
+ * thread asks for, the creator's as the kernel has them now (so already in rtkit's range).  false:
+ * the creator is not realtime now; the thread starts SCHED_OTHER. */
 bool rtshim_creation_copies(int creator_policy, int creator_prio, int *policy, int *prio);
 
-/* Rule 19: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive errno):
- * true when it is the sched_setscheduler request *policy (flags included).  Pure. */
+/* rtshim(7) rule 19: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive
+ * errno): true when it is the sched_setscheduler request *policy (flags included).  Pure. */
 #define RTSHIM_ATTR_FLAG_RESET_ON_FORK 0x01 /* SCHED_FLAG_RESET_ON_FORK */
 bool rtshim_attr_as_setscheduler(int err, uint32_t attr_policy, uint64_t attr_flags, int *policy);
 
-/* Rule 20: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive errno), on a
- * thread whose policy is `cur_policy` (flags included), not turned into sched_setscheduler by
- * rule 19: true when it is retried with SCHED_FLAG_RESET_ON_FORK, *flags (rule 3 for
- * sched_setattr: a drop, a nice level, a priority change).  Pure. */
+/* rtshim(7) rule 20: syscall(SYS_sched_setattr) that the kernel refused with `err` (positive
+ * errno), on a thread whose policy is `cur_policy` (flags included), not turned into
+ * sched_setscheduler by rtshim(7) rule 19: true when it is retried with SCHED_FLAG_RESET_ON_FORK,
+ * *flags (rtshim(7) rule 3 for sched_setattr: a drop, a nice level, a priority change).  Pure. */
 #define RTSHIM_ATTR_FLAG_KEEP_POLICY 0x08 /* SCHED_FLAG_KEEP_POLICY */
 bool rtshim_attr_keeps_flag(int err, uint64_t attr_flags, int cur_policy, uint64_t *flags);
 

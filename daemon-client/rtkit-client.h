@@ -49,9 +49,9 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice);
 /* One line, in plain words, for an errno this API returned (positive or negative). */
 const char *rtkit_strerror(int err);
 
-/* The client as a table of operations (shim/request.h's ops, rtrun).  Hidden, as the rtkit_*
- * functions are, so that a program's own rtkit_make_realtime (PulseAudio has one) can never
- * take their place. */
+/* The client as a table of operations (the shim's and rtrun's, for core/carry-out.c's loop).
+ * Hidden, as the rtkit_* functions are, so that a program's own rtkit_make_realtime
+ * (PulseAudio has one) can never take their place. */
 struct rtshim_client_v1 {
 	void (*set_timeout_ms)(int timeout_ms);
 	int (*get_limits)(struct rtkit_limits *out);

@@ -4,6 +4,7 @@
 #ifndef RTSHIM_RAW_RLIMIT_H
 #define RTSHIM_RAW_RLIMIT_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -38,6 +39,23 @@ static inline int rtshim_raw_prlimit(pid_t pid, int resource, const struct rlimi
 	if (old)
 		*old = (struct rlimit){ rtshim_rlim_from64(o.cur), rtshim_rlim_from64(o.max) };
 	return 0;
+}
+
+/* RLIMIT_RTTIME of process `pid` (0: this one), read and set: 0 or a negative errno. */
+static inline int rtshim_raw_get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
+{
+	struct rlimit rl;
+	if (rtshim_raw_prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0)
+		return -errno;
+	*soft = rl.rlim_cur;
+	*hard = rl.rlim_max;
+	return 0;
+}
+
+static inline int rtshim_raw_set_rttime(pid_t pid, rlim_t soft, rlim_t hard)
+{
+	struct rlimit rl = { .rlim_cur = soft, .rlim_max = hard };
+	return rtshim_raw_prlimit(pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
 }
 
 #endif

@@ -98,7 +98,8 @@ static void exec_failed(const struct rtshim_exec_undo *undo)
 {
 	int saved = errno;
 	rtshim_runaway_exec_failed(undo);
-	if (undo->demoted && !rtshim_seccomp_filtered()) { /* rule 21: no client in a sandbox */
+	/* rtshim(7) rule 21: no client in a sandbox */
+	if (undo->demoted && !rtshim_seccomp_filtered()) {
 		const struct rtshim_client_v1 *c = rtshim_client_get(rtshim_cfg()->timeout_ms);
 		if (c)
 			c->make_realtime(0, gettid(), undo->prio);

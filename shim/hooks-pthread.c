@@ -149,8 +149,8 @@ static void promote_inherited(int policy, int prio, int asked)
 				rtshim_errno_name(err) ? rtshim_errno_name(err) : "?");
 }
 
-/* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr` (rule 17:
- * core/decide.c); the creator's scheduling is read only when the option is on. */
+/* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr` (rtshim(7)
+ * rule 17: core/decide.c); the creator's scheduling is read only when the option is on. */
 static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio, int *asked)
 {
 	int inherit = PTHREAD_INHERIT_SCHED;
@@ -195,7 +195,7 @@ static int promote_new_thread(int policy, int prio, bool inherited, int asked, i
 	int err = 0;
 	if (rtshim_hook_enter(&h)) {
 		err = rtshim_request(&r);
-		/* the thread reads as its creator does (rule 6) */
+		/* the thread reads as its creator does (DESIGN.md rule 6) */
 		if (!err && asked)
 			rtshim_thread_update(rtshim_self(), asked, 0);
 		rtshim_hook_leave(&h, 0);
@@ -203,7 +203,7 @@ static int promote_new_thread(int policy, int prio, bool inherited, int asked, i
 	*result = err;
 	if (!err)
 		return 1;
-	if (rtshim_creation_runs(rtshim_cfg(), err)) { /* rule 16 */
+	if (rtshim_creation_runs(rtshim_cfg(), err)) { /* rtshim(7) rule 16 */
 		rtshim_log_once(RTSHIM_LOG_WARN, 0,
 				"pthread_create: a %s/%d thread could not get realtime; it runs SCHED_OTHER (RTSHIM_STRICT=1 makes pthread_create fail instead)",
 				rtshim_policy_name(policy), prio);
@@ -294,7 +294,7 @@ static int create_as_creator(pthread_create_fn *real, pthread_t *thread, const p
 	int policy = rtshim_real_sched_getscheduler()(0), prio = 0;
 	if (policy < 0 || rtshim_real_sched_getparam()(0, &cur) < 0)
 		return EPERM;
-	/* what this thread's readers report, the new thread's readers report too (rule 6) */
+	/* what this thread's readers report, its new thread's report too (DESIGN.md rule 6) */
 	int asked = rtshim_self_flags() & RTSHIM_TF_READ_AS_ASKED;
 	if (!rtshim_creation_copies(policy, cur.sched_priority, &policy, &prio)) {
 		policy = SCHED_OTHER; /* the record is stale: the thread starts as it would without */

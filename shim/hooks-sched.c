@@ -54,7 +54,8 @@ RTSHIM_EXPORT int sched_getscheduler(pid_t pid)
 	return policy;
 }
 
-/* The priority a successful request asked, where the thread is realtime at another (rule 6). */
+/* The priority a successful request asked, where the thread is realtime at another
+ * (DESIGN.md rule 6). */
 RTSHIM_EXPORT int sched_getparam(pid_t pid, struct sched_param *param)
 {
 	struct rtshim_hook h;

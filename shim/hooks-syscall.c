@@ -78,9 +78,9 @@ static long write_back_as_kernel(long pid, const struct sched_attr_head *a, long
 	return r;
 }
 
-/* Rule 20: the attribute again, with SCHED_FLAG_RESET_ON_FORK, for a thread of this process that
- * carries the flag; on success its record says the flag is the shim's (the readers hide it).
- * -1 with errno EPERM when not retried (the kernel's answer stands). */
+/* rtshim(7) rule 20: the attribute again, with SCHED_FLAG_RESET_ON_FORK, for a thread of this
+ * process that carries the flag; on success its record says the flag is the shim's (the readers
+ * hide it).  -1 with errno EPERM when not retried (the kernel's answer stands). */
 static long keeping_flag(long pid, const struct sched_attr_head *a, long flags)
 {
 	struct rtshim_hook h;
@@ -112,8 +112,9 @@ refused:
 	return -1;
 }
 
-/* sched_setattr: made as asked; on the kernel's EPERM rule 19 (core/decide.c) makes a realtime
- * one the sched_setscheduler request, rule 20 retries the others keeping the flag. */
+/* sched_setattr: made as asked; on the kernel's EPERM rtshim(7) rule 19 (core/decide.c) makes a
+ * realtime one the sched_setscheduler request, rtshim(7) rule 20 retries the others keeping the
+ * flag. */
 static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 {
 	long r = next_setattr(pid, a, flags);
@@ -129,7 +130,7 @@ static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 	return rtshim_sched_setscheduler((pid_t)pid, policy, &p);
 }
 
-/* sched_getattr: what the readers report (rule 6), SCHED_FLAG_RESET_ON_FORK included. */
+/* sched_getattr: what the readers report (DESIGN.md rule 6), SCHED_FLAG_RESET_ON_FORK included. */
 static long get_attr(long pid, struct sched_attr_head *a, long size, long flags)
 {
 	struct rtshim_hook h;

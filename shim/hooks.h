@@ -1,9 +1,8 @@
-/* hooks.h — shared by the files that export interposers (hooks-*.c), the constructor (init.c)
- * and the request path (request.c): what each of them offers the others, and what they all use
- * (the prologue: enter.h; the next definitions: real.h; the configuration: settings.h; the
- * thread records: thread.h; the target of a request: target.h; the request: request.h).
- * Nothing here is used by rtrun, nor by unit tests but for test-request.c's stand-ins for what
- * request.c names. */
+/* hooks.h — shared by the files that export interposers (hooks-*.c) and the constructor
+ * (init.c): what each of them offers the others, and what they all use (the prologue: enter.h;
+ * the next definitions: real.h; the configuration: settings.h; the thread records: thread.h;
+ * the target of a request: target.h; the request's entry: privileged.h).  Neither rtrun nor a
+ * unit test includes it. */
 #ifndef RTSHIM_HOOKS_H
 #define RTSHIM_HOOKS_H
 

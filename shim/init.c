@@ -1,7 +1,7 @@
 /* init.c — what the shim does before any request: every next definition resolved (real.h), the
- * fork handlers, and a program
- * that starts realtime put under the runaway guard.  The shim's constructor is here; hooks work
- * before it runs (a library's constructor may call them first). */
+ * fork handlers, and a program that starts realtime put under the runaway guard.  The shim's
+ * constructor is here; hooks work before it runs (a library's constructor may call them
+ * first). */
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -60,9 +60,9 @@ static void adopt_realtime_start(void)
 		   (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 }
 
-/* Nothing significant: resolve the real functions and arrange for fork (no thread is recorded:
- * other threads name one by its pthread_t, whose TID glibc knows).  Hooks work before this
- * runs (a library's constructor may call them first). */
+/* The constructor: the real functions resolved, the trace's unwinder when asked, the fork
+ * handlers, the guard for a program that started realtime.  No thread is recorded: other
+ * threads name one by its pthread_t, whose TID glibc knows. */
 __attribute__((constructor)) static void rtshim_init(void)
 {
 	rtshim_log_init();

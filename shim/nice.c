@@ -23,8 +23,8 @@ static void mark_shim_flag(pid_t tid, int old_policy)
 }
 
 /* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` as the core's
- * rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an RT
- * thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
+ * rtshim(7) rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an
+ * RT thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
 static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_limits *lim,
 		    pid_t pid, pid_t tid, int want, const char *why)
 {
@@ -84,12 +84,11 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	return 0;
 }
 
-enum rtshim_nice_outcome rtshim_nice_instead(const struct rtshim_client_v1 *client,
-					     const struct rtkit_limits *lim, pid_t pid, pid_t tid)
+enum rtshim_nice_outcome rtshim_nice_instead(const struct rtkit_limits *lim, pid_t pid, pid_t tid)
 {
 	if (rtshim_cfg()->nice_fallback == RTSHIM_NICE_OFF)
 		return RTSHIM_NICE_NOT_ASKED;
-	int e = ask_nice(client, lim, pid, tid, lim->min_nice_level,
+	int e = ask_nice(&rtshim_client_v1, lim, pid, tid, lim->min_nice_level,
 			 "(RTSHIM_NICE_FALLBACK: no realtime; the call still fails)");
 	return e == 0 ? RTSHIM_NICE_GOT : e == 1 ? RTSHIM_NICE_NOT_ASKED : RTSHIM_NICE_NOT_GOT;
 }
@@ -99,7 +98,7 @@ int rtshim_nice_ask_rtkit(void *arg)
 {
 	const struct rtshim_nice_ask *n = arg;
 	const struct rtshim_config *c = rtshim_cfg();
-	/* rule 21: a sandbox's filter may kill what the client does */
+	/* rtshim(7) rule 21: a sandbox's filter may kill what the client does */
 	if (rtshim_seccomp_filtered())
 		return n->err;
 	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);

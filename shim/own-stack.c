@@ -91,7 +91,7 @@ int rtshim_own_stack_run(int (*fn)(void *), void *arg)
 	char *mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 	if (mem == MAP_FAILED)
-		return run_here(fn, arg); /* no memory for it: as before, on the caller's stack */
+		return run_here(fn, arg); /* no memory for it: on the caller's stack */
 	(void)mprotect(mem, page, PROT_NONE);
 	struct run *r = (struct run *)(mem + page);
 	char *lo = (char *)(r + 1), *hi = mem + size;

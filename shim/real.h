@@ -15,7 +15,6 @@
 
 #include "enter.h" /* RTSHIM_UNINSTRUMENTED */
 
-
 /* One function's slot: its name, its version (NULL: the default one), what to use when there is
  * no next definition (NULL: none; asked again next time), and the pointer to call: `unresolved`
  * until resolved (NULL, or a stub that resolves and calls on: see rtshim_real_NAME). */
@@ -40,16 +39,6 @@ RTSHIM_UNINSTRUMENTED static inline void *rtshim_next_get(struct rtshim_next *n)
 	void *f = __atomic_load_n(&n->fn, __ATOMIC_ACQUIRE);
 	return __builtin_expect(f != NULL, 1) ? f : rtshim_next_resolve(n);
 }
-
-/* static type *next_NAME(void) for a file's own interposers: the next NAME, `fallback` (a
- * function of the same type) or NULL when there is none. */
-#define RTSHIM_DEFINE_NEXT_OR(type, name, fallback)                                          \
-	static struct rtshim_next next_##name##_slot = RTSHIM_NEXT_SLOT(name, NULL, fallback); \
-	RTSHIM_UNINSTRUMENTED static inline type *next_##name(void)                           \
-	{                                                                                     \
-		return (type *)rtshim_next_get(&next_##name##_slot);                          \
-	}
-#define RTSHIM_DEFINE_NEXT(type, name) RTSHIM_DEFINE_NEXT_OR(type, name, NULL)
 
 /* The real functions the request path and several interposers share: rtshim_real_NAME(), never
  * NULL, one load and no test: until resolved the slot holds a stub that resolves and calls on

@@ -40,14 +40,14 @@ static struct rtshim_thread *spares;
  * it is 0, so they cost one load when nothing is in flight */
 static int inflight;
 
-static void take(void)
+static void lock_registry(void)
 {
 	__atomic_store_n(&holding, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	pthread_mutex_lock(&lock);
 }
 
-static void give(void)
+static void unlock_registry(void)
 {
 	pthread_mutex_unlock(&lock);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -56,11 +56,11 @@ static void give(void)
 
 /* For lookups and flag updates: false (do nothing) when this thread already holds the lock,
  * i.e. a signal handler interrupted it inside this file. */
-static bool take_unless_held(void)
+static bool lock_unless_held(void)
 {
 	if (__atomic_load_n(&holding, __ATOMIC_RELAXED))
 		return false;
-	take();
+	lock_registry();
 	return true;
 }
 
@@ -186,7 +186,7 @@ static struct rtshim_thread *new_side_locked(pid_t tid, pthread_t named)
 
 void rtshim_registry_add(struct rtshim_thread *t)
 {
-	take();
+	lock_registry();
 	struct rtshim_thread *old = NULL;
 	for (struct rtshim_thread *o = buckets[bucket_of(t->tid)]; o; o = o->next)
 		if (o->tid == t->tid)
@@ -201,14 +201,14 @@ void rtshim_registry_add(struct rtshim_thread *t)
 	}
 	t->side = false;
 	link_locked(t);
-	give();
+	unlock_registry();
 }
 
 void rtshim_registry_remove(struct rtshim_thread *t)
 {
-	take();
+	lock_registry();
 	unlink_locked(t);
-	give();
+	unlock_registry();
 }
 
 int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
@@ -218,12 +218,12 @@ int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
 	if (rtshim_registry_tid_of(h, &t) < 0)
 		return -ESRCH;
 	if (__atomic_load_n(&count, __ATOMIC_RELAXED)) {
-		if (!take_unless_held())
+		if (!lock_unless_held())
 			return -ESRCH;
 		struct rtshim_thread *r = find_locked(t, h);
 		if (r)
 			f = __atomic_load_n(&r->flags, __ATOMIC_RELAXED);
-		give();
+		unlock_registry();
 	}
 	if (tid)
 		*tid = t;
@@ -235,7 +235,7 @@ int rtshim_registry_by_handle(pthread_t h, pid_t *tid, int *flags)
 int rtshim_registry_by_tid(pid_t tid, int *flags)
 {
 	int r = -ESRCH;
-	if (!__atomic_load_n(&count, __ATOMIC_RELAXED) || !take_unless_held())
+	if (!__atomic_load_n(&count, __ATOMIC_RELAXED) || !lock_unless_held())
 		return r;
 	struct rtshim_thread *t = find_locked(tid, 0);
 	if (t) {
@@ -243,7 +243,7 @@ int rtshim_registry_by_tid(pid_t tid, int *flags)
 			*flags = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
 		r = 0;
 	}
-	give();
+	unlock_registry();
 	return r;
 }
 
@@ -256,7 +256,7 @@ int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int 
 			return r;
 		named = h;
 	}
-	if (!take_unless_held())
+	if (!lock_unless_held())
 		return r;
 	struct rtshim_thread *t = find_locked(tid, named);
 	if (!t && set && carries_flag_here(tid))
@@ -266,7 +266,7 @@ int rtshim_registry_update(bool by_handle, pthread_t h, pid_t tid, int set, int 
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 		r = 0;
 	}
-	give();
+	unlock_registry();
 	return r;
 }
 
@@ -304,7 +304,7 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 		if (by_handle && rtshim_registry_tid_of(h, &tid) < 0)
 			return waited;
 		int *word = NULL;
-		if (!take_unless_held())
+		if (!lock_unless_held())
 			return waited;
 		/* under the lock a linked record is a live thread's: its word may be touched */
 		struct rtshim_thread *t = find_locked(tid, by_handle ? h : 0);
@@ -316,7 +316,7 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 			if (v)
 				word = &t->pending;
 		}
-		give();
+		unlock_registry();
 		if (!word)
 			return waited;
 		int64_t now = rtshim_raw_now_ns();
@@ -334,21 +334,21 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 
 size_t rtshim_registry_count(void)
 {
-	if (!take_unless_held())
+	if (!lock_unless_held())
 		return __atomic_load_n(&count, __ATOMIC_RELAXED);
 	size_t n = count;
-	give();
+	unlock_registry();
 	return n;
 }
 
 void rtshim_registry_atfork_prepare(void)
 {
-	take();
+	lock_registry();
 }
 
 void rtshim_registry_atfork_parent(void)
 {
-	give();
+	unlock_registry();
 }
 
 void rtshim_registry_atfork_child(struct rtshim_thread *self, pid_t new_tid)

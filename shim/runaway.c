@@ -85,13 +85,13 @@ static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
 enum { MASK_REAL, MASK_BLOCKED };
 static __thread __attribute__((tls_model("initial-exec"))) int mask_view;
 
-static void prog_get(struct sigaction *out)
+static void read_program_action(struct sigaction *out)
 {
 	unsigned g = __atomic_load_n(&prog_gen, __ATOMIC_ACQUIRE);
 	memcpy(out, &prog_slot[g % PROG_SLOTS], sizeof *out);
 }
 
-static void prog_set(const struct sigaction *sa)
+static void write_program_action(const struct sigaction *sa)
 {
 	unsigned g = __atomic_load_n(&prog_gen, __ATOMIC_RELAXED);
 	memcpy(&prog_slot[(g + 1) % PROG_SLOTS], sa, sizeof *sa);
@@ -253,11 +253,11 @@ static void prog_reset_once(const struct sigaction *seen)
 	block_all(&old);
 	if (pthread_mutex_trylock(&arm_lock) == 0) {
 		struct sigaction now;
-		prog_get(&now);
+		read_program_action(&now);
 		if (now.sa_handler == seen->sa_handler && (now.sa_flags & SA_RESETHAND)) {
 			now.sa_handler = SIG_DFL;
 			now.sa_flags &= ~SA_SIGINFO;
-			prog_set(&now);
+			write_program_action(&now);
 		}
 		pthread_mutex_unlock(&arm_lock);
 	}
@@ -310,7 +310,7 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 
 	/* the program's own disposition */
 	struct sigaction prog;
-	prog_get(&prog);
+	read_program_action(&prog);
 	if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN && (prog.sa_flags & SA_RESETHAND))
 		prog_reset_once(&prog);
 	if (prog.sa_flags & SA_SIGINFO) {
@@ -336,10 +336,10 @@ static void on_sigxcpu(int sig, siginfo_t *si, void *uc)
 /* A SIGXCPU the guard thread took that is not RLIMIT_RTTIME's belongs to the program: send it to
  * the process again (the guard blocks SIGXCPU now, so a thread of the program gets it), and do
  * not wait for SIGXCPU while it is pending (only one can be: a standard signal). */
-static void give_back(void)
+static void resend_to_program(void)
 {
 	struct sigaction prog;
-	prog_get(&prog);
+	read_program_action(&prog);
 	if (!(prog.sa_flags & SA_SIGINFO) && prog.sa_handler == SIG_IGN)
 		return; /* ignored, as the kernel would */
 	if (rtshim_raw_syscall(SYS_kill, getpid(), SIGXCPU) < 0)
@@ -369,7 +369,7 @@ static void *guard_main(void *arg)
 			continue; /* EINTR (a stop, ptrace) */
 		rlim_t want = __atomic_load_n(&guard_soft, __ATOMIC_RELAXED);
 		if (!rttime_signal(&si, want)) {
-			give_back();
+			resend_to_program();
 			continue;
 		}
 		/* the offender blocks SIGXCPU (every thread of the program does, or the kernel would
@@ -421,7 +421,7 @@ void rtshim_runaway_atfork_release(void)
 
 /* The guard's handler, with the program's mask and the flags that shape how a handler runs, so
  * that the program's handler, when chained, runs as it would have. */
-static void mine_for(const struct sigaction *prog, struct sigaction *mine)
+static void guard_action_for(const struct sigaction *prog, struct sigaction *mine)
 {
 	memset(mine, 0, sizeof *mine);
 	mine->sa_sigaction = on_sigxcpu;
@@ -449,8 +449,8 @@ int rtshim_runaway_arm(rlim_t soft)
 		goto out;
 	/* the program's disposition (installed before, or since our last one by a way the
 	 * interposers do not see): chain it, with its mask and flags, so its semantics are kept */
-	mine_for(&cur, &mine);
-	prog_set(&cur);
+	guard_action_for(&cur, &mine);
+	write_program_action(&cur);
 	if (real(SIGXCPU, &mine, NULL) < 0) {
 		r = -errno;
 		goto out;
@@ -581,7 +581,7 @@ bool rtshim_runaway_armed(void)
 
 bool rtshim_runaway_guards_here(void)
 {
-	return rtshim_runaway_armed() && !rtshim_borrowed_memory();
+	return rtshim_runaway_armed() && !rtshim_in_vfork_child();
 }
 
 int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *oldact)
@@ -590,7 +590,7 @@ int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *olda
 	struct sigaction prog, mine, k;
 	sigset_t old;
 	int r = 0;
-	if (rtshim_runaway_armed() && rtshim_borrowed_memory())
+	if (rtshim_runaway_armed() && rtshim_in_vfork_child())
 		return real(SIGXCPU, act, oldact); /* a vfork child: the parent's records stay */
 	block_all(&old);
 	pthread_mutex_lock(&arm_lock);
@@ -598,9 +598,9 @@ int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *olda
 		r = real(SIGXCPU, act, oldact);
 		goto out;
 	}
-	prog_get(&prog);
+	read_program_action(&prog);
 	if (act) {
-		mine_for(act, &mine);
+		guard_action_for(act, &mine);
 		if (real(SIGXCPU, &mine, &k) < 0) {
 			r = -1;
 			goto out;
@@ -615,7 +615,7 @@ int rtshim_runaway_sigaction(const struct sigaction *act, struct sigaction *olda
 #endif
 		sigdelset(&now.sa_mask, SIGKILL);
 		sigdelset(&now.sa_mask, SIGSTOP);
-		prog_set(&now);
+		write_program_action(&now);
 	}
 	if (oldact)
 		*oldact = prog;

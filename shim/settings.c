@@ -13,8 +13,8 @@
 
 static pthread_once_t cfg_once = PTHREAD_ONCE_INIT;
 static struct rtshim_config cfg;
-/* Loaded, and nothing configured that a request the kernel grants acts upon: rule 1 sends it as
- * it is, no trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test,
+/* Loaded, and nothing configured that a request the kernel grants acts upon: rtshim(7) rule 1 sends
+ * it as it is, no trace, no RTSHIM_ONLY, no line at "info" (the privileged path's one test,
  * rtshim_cfg_plain).  Set with release after the load: true says the configuration is there. */
 bool rtshim_cfg_is_plain;
 

@@ -25,8 +25,8 @@ static inline const struct rtshim_config *rtshim_cfg(void)
  * said by whoever made it realtime: rtrun -p, or the shim of an earlier image). */
 const struct rtshim_config *rtshim_cfg_at_start(void);
 
-/* The configuration is loaded and asks nothing of a request the kernel grants: rule 1 as asked
- * (rtshim_direct_is_as_asked), no RTSHIM_TRACE or RTSHIM_ONLY, the log level below "info". */
+/* The configuration is loaded and asks nothing of a request the kernel grants: rtshim(7) rule 1 as
+ * asked (rtshim_direct_is_as_asked), no RTSHIM_TRACE or RTSHIM_ONLY, the log level below "info". */
 static inline bool rtshim_cfg_plain(void)
 {
 	return __atomic_load_n(&rtshim_cfg_is_plain, __ATOMIC_ACQUIRE);

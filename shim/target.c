@@ -14,7 +14,7 @@ enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid)
 	uid_t owner;
 	*pid = 0;
 	*tid = who;
-	if (rtshim_borrowed_memory())
+	if (rtshim_in_vfork_child())
 		return RTSHIM_TARGET_UNKNOWN;
 	if (who == 0 || who == me) {
 		*tid = me;

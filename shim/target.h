@@ -12,9 +12,9 @@
  * *pid = its process), or UNKNOWN.  *tid = who for OWN and OTHER. */
 enum rtshim_target rtshim_target_of_tid(pid_t who, pid_t *tid, pid_t *pid);
 
-/* Rule 22's fact: a request about a thread of process `pid` (another process of this user) is a
- * person's: this process is the command rtrun runs (RTRUN_COMMAND_PID) and `pid` is not one of
- * its descendants (a supervisor boosting its own workers is not asking for a person). */
+/* rtshim(7) rule 22's fact: a request about a thread of process `pid` (another process of this
+ * user) is a person's: this process is the command rtrun runs (RTRUN_COMMAND_PID) and `pid` is not
+ * one of its descendants (a supervisor boosting its own workers is not asking for a person). */
 bool rtshim_target_other_explicit(pid_t pid);
 
 #endif

@@ -26,9 +26,9 @@ RTSHIM_TLS struct rtshim_thread rtshim_self_rec;
  * the parent's records, connection and limits alone. */
 static pid_t process_pid;
 /* What rtshim_self() gives such a child: a record of nobody, never linked. */
-static struct rtshim_thread borrowed_rec;
+static struct rtshim_thread vfork_child_record;
 
-bool rtshim_borrowed_memory(void)
+bool rtshim_in_vfork_child(void)
 {
 	pid_t p = __atomic_load_n(&process_pid, __ATOMIC_RELAXED);
 	return p && getpid() != p;
@@ -57,8 +57,8 @@ static void make_end_key(void)
 static struct rtshim_thread *self_at(pid_t tid)
 {
 	if (rtshim_self_rec.tid != tid) {
-		if (rtshim_borrowed_memory())
-			return &borrowed_rec;
+		if (rtshim_in_vfork_child())
+			return &vfork_child_record;
 		/* first use in this thread, or a child forked by other means than fork() */
 		bool linked = rtshim_self_rec.linked;
 		if (linked)
@@ -148,13 +148,13 @@ void rtshim_thread_init(void)
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)
 {
 	if (t == &rtshim_self_rec && !t->linked && (set || rtshim_registry_has_side_records()) &&
-	    !rtshim_borrowed_memory()) {
+	    !rtshim_in_vfork_child()) {
 		take_over_side_record();
 		if (set)
 			link_self(); /* other threads must see what is set on this one */
 	}
 	int f = __atomic_load_n(&t->flags, __ATOMIC_RELAXED);
-	if (((f & ~clear) | set) != f && !rtshim_borrowed_memory())
+	if (((f & ~clear) | set) != f && !rtshim_in_vfork_child())
 		__atomic_store_n(&t->flags, (f & ~clear) | set, __ATOMIC_RELAXED);
 }
 
@@ -179,7 +179,7 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 {
 	if (tid == rtshim_self_rec.tid)
 		rtshim_thread_update(&rtshim_self_rec, set, clear);
-	else if (!rtshim_borrowed_memory())
+	else if (!rtshim_in_vfork_child())
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }
 

@@ -53,7 +53,7 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear);
 
 /* Is this a vfork child, or a child cloned without the atfork handlers, running in memory that
  * belongs to another process?  Then the shim leaves every piece of its state alone. */
-bool rtshim_borrowed_memory(void);
+bool rtshim_in_vfork_child(void);
 
 /* Readers: the RTSHIM_TF_* flags of this thread of ours (0: none, or not ours). */
 int rtshim_flags_by_pid(pid_t pid);

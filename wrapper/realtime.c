@@ -1,5 +1,6 @@
 /* realtime.c — make one thread realtime exactly as the shim would: the same decision core
- * (core/decide.c), carried out with system calls and rtrun's client.  Shared by -p, --pid and
+ * (core/decide.c) and loop (core/carry-out.c), carried out with system calls and rtrun's
+ * client.  Shared by -p, --pid and
  * --check.  Scheduling calls go to the kernel directly (syscall), so a copy of the shim that
  * happens to be preloaded into rtrun itself never stands in between. */
 #include <errno.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "doctor-open.h"
+#include "carry-out.h"
 #include "decide.h"
+#include "raw-rlimit.h"
 #include "raw-syscall.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
@@ -36,96 +39,98 @@ static int set_scheduler(pid_t tid, int policy, int priority)
 	return rtshim_raw_syscall(SYS_sched_setscheduler, tid, policy, &sp) < 0 ? -errno : 0;
 }
 
-/* rtkit's limits, RLIMIT_RTTIME of the target's process.  rtrun keeps no backoff of its own. */
-static const struct rtshim_client_v1 *read_limits(pid_t pid, struct rtshim_facts *f)
+/* ---- rtrun's operations for the decide-and-do loop (core/carry-out.h) ------------------- */
+
+/* The request's call: sched_setscheduler(tid, policy, priority). */
+static int real_call(const struct rtshim_req *r, int policy)
+{
+	return set_scheduler(r->pid, policy, r->param->sched_priority);
+}
+
+static bool flag_added(const struct rtshim_req *r, const struct rtshim_request_target *t)
+{
+	(void)r;
+	(void)t;
+	return false; /* rtrun keeps no record of the flags it set */
+}
+
+static bool other_explicit(pid_t pid)
+{
+	(void)pid;
+	return true; /* rtrun --pid: a person named it */
+}
+
+static int get_limits(int timeout_ms, struct rtkit_limits *lim)
+{
+	(void)timeout_ms; /* rtrun_client_set_timeout_ms, once */
+	return rtrun_client()->get_limits(lim);
+}
+
+static int make_realtime(pid_t pid, pid_t tid, int prio)
+{
+	return rtrun_client()->make_realtime(pid, tid, prio);
+}
+
+/* The guard is the shim's, in the command: it adopts the soft limit. */
+static int arm_guard(rlim_t soft)
+{
+	(void)soft;
+	return 0;
+}
+
+static enum rtshim_nice_outcome nice_instead(const struct rtkit_limits *lim, pid_t pid, pid_t tid)
 {
 	const struct rtshim_client_v1 *c = rtrun_client();
-	struct rlimit rl;
 
-	f->limits.done = true;
-	f->limits.err = c ? c->get_limits(&f->lim) : -ELIBACC;
-	if (prlimit(pid, RLIMIT_RTTIME, NULL, &rl) < 0) {
-		f->rttime_err = -errno;
-	} else {
-		f->rttime_soft = rl.rlim_cur;
-		f->rttime_hard = rl.rlim_max;
-	}
-	return c;
+	return c->make_high_priority && c->make_high_priority(pid, tid, lim->min_nice_level) == 0
+		       ? RTSHIM_NICE_GOT : RTSHIM_NICE_NOT_GOT;
 }
+
+/* rtrun keeps no budget, no thread records and writes its own report. */
+static const struct rtshim_request_ops rtrun_ops = {
+	.real_call = real_call,
+	.read_sched = rtrun_thread_sched,
+	.flag_added = flag_added,
+	.sandboxed = rtshim_seccomp_filtered, /* rtrun's own process */
+	.other_explicit = other_explicit,
+	.get_limits = get_limits,
+	.make_realtime = make_realtime,
+	.get_rttime = rtshim_raw_get_rttime,
+	.set_rttime = rtshim_raw_set_rttime,
+	.arm_guard = arm_guard,
+	.lower = set_scheduler,
+	.nice_instead = nice_instead,
+};
 
 int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_result *res)
 {
-	const struct rtshim_client_v1 *c = NULL;
-	struct rtshim_facts f;
-	struct rtshim_decision d;
-	struct rlimit rl;
-	int pol, prio;
+	struct sched_param sp = { .sched_priority = req->priority };
+	struct rtshim_req r = { .kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .pid = req->tid,
+				.policy = req->policy, .param = &sp };
+	struct rtshim_request_target t = {
+		.where = req->pid ? RTSHIM_TARGET_OTHER
+			 : req->tid == gettid() ? RTSHIM_TARGET_SELF : RTSHIM_TARGET_OWN,
+		.tid = req->tid,
+		.pid = req->pid,
+		.guard_possible = req->guard_in_command,
+	};
+	struct rtshim_outcome out;
+	int direct = set_scheduler(req->tid, rtshim_direct_policy(req->cfg, true, req->policy),
+				   req->priority);
+	const struct rtshim_decision *d = &out.d;
 
+	rtshim_carry_out(&rtrun_ops, req->cfg, &r, direct, &t, &out);
 	memset(res, 0, sizeof *res);
-	rtshim_facts_init(&f, req->cfg, true, req->policy, req->priority);
-	for (;;) {
-		d = rtshim_decide(&f);
-		switch (d.action) {
-		case RTSHIM_CALL:
-			f.direct.done = true;
-			f.direct.err = set_scheduler(req->tid, d.policy, req->priority);
-			if (f.direct.err == -EPERM) {
-				f.target = req->pid ? RTSHIM_TARGET_OTHER
-					   : req->tid == gettid() ? RTSHIM_TARGET_SELF : RTSHIM_TARGET_OWN;
-				f.tid = req->tid;
-				if (rtrun_thread_sched(req->tid, &f.cur_policy, &f.cur_prio) < 0)
-					f.target = RTSHIM_TARGET_UNKNOWN;
-				f.guard_possible = req->guard_in_command;
-				f.sandboxed = rtshim_seccomp_filtered(); /* rtrun's own process */
-				f.other_explicit = true; /* rtrun --pid: a person named it */
-			}
-			continue;
-		case RTSHIM_CALL_KEEPING_FLAG:
-			f.keeping_flag.done = true;
-			f.keeping_flag.err = set_scheduler(req->tid, d.policy, req->priority);
-			continue;
-		case RTSHIM_READ_LIMITS:
-			c = read_limits(req->pid, &f);
-			res->rtkit_max = f.lim.max_realtime_priority;
-			continue;
-		case RTSHIM_LOWER:
-			f.lowered.done = true;
-			f.lowered.err = set_scheduler(req->tid, d.policy, d.prio);
-			continue;
-		case RTSHIM_ASK_RTKIT:
-			/* arm_guard: the guard is the shim's, in the command (it adopts the soft limit) */
-			if (d.set_rttime) {
-				rl.rlim_cur = d.soft;
-				rl.rlim_max = d.hard;
-				f.rttime_set.done = true;
-				f.rttime_set.err = prlimit(req->pid, RLIMIT_RTTIME, &rl, NULL) < 0 ? -errno : 0;
-				if (f.rttime_set.err)
-					continue;
-			}
-			f.rtkit.done = true;
-			f.rtkit.err = c->make_realtime(req->pid, req->tid, d.prio);
-			/* rtkit answered after the timeout: the kernel has the grant */
-			if (f.rtkit.err == -ETIMEDOUT && rtrun_thread_sched(req->tid, &pol, &prio) == 0 &&
-			    rtshim_is_rt(pol) && prio == d.prio)
-				f.rtkit.err = 0;
-			continue;
-		case RTSHIM_ASK_NICE:
-			if (c && c->make_high_priority)
-				res->nice = c->make_high_priority(req->pid, req->tid, f.lim.min_nice_level) == 0;
-			break;
-		case RTSHIM_DONE:
-			break;
-		}
-		break;
-	}
-	res->d = d;
-	res->priority = d.why == RTSHIM_WHY_DIRECT ? req->priority : d.prio;
-	if (d.why == RTSHIM_WHY_ALREADY)
-		res->priority = f.cur_prio;
-	res->how = d.why == RTSHIM_WHY_DIRECT ? "directly"
-		   : d.why == RTSHIM_WHY_GRANTED ? "through rtkit"
-						 : rtshim_why_text(d.why);
-	return -d.program_errno;
+	res->d = *d;
+	res->rtkit_max = out.f.lim.max_realtime_priority;
+	res->nice = out.nice_got;
+	res->priority = d->why == RTSHIM_WHY_DIRECT ? req->priority : d->prio;
+	if (d->why == RTSHIM_WHY_ALREADY)
+		res->priority = out.f.cur_prio;
+	res->how = d->why == RTSHIM_WHY_DIRECT ? "directly"
+		   : d->why == RTSHIM_WHY_GRANTED ? "through rtkit"
+						 : rtshim_why_text(d->why);
+	return -d->program_errno;
 }
 
 const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size)

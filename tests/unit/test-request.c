@@ -1,5 +1,5 @@
-/* test-request.c — the request path's decide-and-do loop (shim/request.c:
- * rtshim_request_refused) driven with fake operations: every way from the kernel's EPERM to
+/* test-request.c — the shim's slow path (shim/slow-path.c: rtshim_slow_path_with) and the
+ * decide-and-do loop it runs (core/carry-out.c), driven with fake operations: every way from the kernel's EPERM to
  * what the program gets, without root, rtkit or D-Bus.  Each test sets up what the kernel,
  * the client and rtkit would say, and asserts the errno the program gets and the effects the
  * loop ran, in order (the fakes write each into `effects`). */
@@ -17,12 +17,12 @@
 
 #include "budget.h"
 #include "config.h"
+#include "carry-out.h"
 #include "decide.h"
-#include "request.h"
 #include "log.h"
 #include "registry.h"
-#include "request.h"
-#include "rtkit-client.h"
+#include "request-record.h"
+#include "slow-path.h"
 #include "trace.h"
 
 #define FIFO SCHED_FIFO
@@ -124,14 +124,15 @@ static void fake_find_target(const struct rtshim_req *r, struct rtshim_request_t
 	t->tid = TID;
 	t->pid = w.pid;
 	t->self = w.self ? &self_record : NULL;
+	t->guard_possible = w.pid == 0;
 }
 
-static int fake_thread_flags(const struct rtshim_req *r, const struct rtshim_request_target *t)
+static bool fake_flag_added(const struct rtshim_req *r, const struct rtshim_request_target *t)
 {
 	(void)r;
 	(void)t;
 	effect("flags");
-	return w.flags;
+	return w.flags & RTSHIM_TF_FLAG_ADDED;
 }
 
 static void fake_update_flags(const struct rtshim_req *r, const struct rtshim_request_target *t,
@@ -154,8 +155,12 @@ static void fake_in_flight(struct rtshim_thread *self, bool begin)
 	w.in_flight += begin ? 1 : -1;
 }
 
-static int fake_get_limits(struct rtkit_limits *out)
+static int fake_get_limits(int timeout_ms, struct rtkit_limits *out)
 {
+	assert_int_equal(timeout_ms, cfg.timeout_ms);
+	effect("client");
+	if (w.no_client)
+		return -ELIBACC;
 	effect("limits");
 	*out = w.lim;
 	return w.limits_err;
@@ -171,17 +176,6 @@ static int fake_make_realtime(pid_t pid, pid_t tid, int prio)
 	return w.rtkit_err;
 }
 
-static const char *fake_strerror(int err)
-{
-	return strerror(-err);
-}
-
-static const struct rtshim_client_v1 fake_client = {
-	.get_limits = fake_get_limits,
-	.make_realtime = fake_make_realtime,
-	.strerror = fake_strerror,
-};
-
 /* noted only when it says yes: every request asks, before any work of the client's */
 static bool fake_sandboxed(void)
 {
@@ -194,13 +188,6 @@ static bool fake_other_explicit(pid_t pid)
 {
 	effect("explicit(%d)=%d", (int)pid, (int)w.explicit_other);
 	return w.explicit_other;
-}
-
-static const struct rtshim_client_v1 *fake_client_get(int timeout_ms)
-{
-	assert_int_equal(timeout_ms, cfg.timeout_ms);
-	effect("client");
-	return w.no_client ? NULL : &fake_client;
 }
 
 static int fake_get_rttime(pid_t pid, rlim_t *soft, rlim_t *hard)
@@ -231,10 +218,9 @@ static int fake_lower(pid_t tid, int policy, int prio)
 	return w.lower_err;
 }
 
-static enum rtshim_nice_outcome fake_nice_instead(const struct rtshim_client_v1 *client,
-						  const struct rtkit_limits *lim, pid_t pid, pid_t tid)
+static enum rtshim_nice_outcome fake_nice_instead(const struct rtkit_limits *lim, pid_t pid,
+						  pid_t tid)
 {
-	(void)client;
 	assert_int_equal(lim->min_nice_level, w.lim.min_nice_level);
 	effect("nice(%d,%d)", (int)pid, (int)tid);
 	return w.nice;
@@ -287,27 +273,34 @@ static void fake_budget_raise_granted(pid_t tid, int prio)
 	effect("raised(%d,%d)", (int)tid, prio);
 }
 
+static const struct rtshim_budget_ops fake_budget = {
+	.facts = fake_budget_facts,
+	.begin = fake_budget_begin,
+	.record = fake_budget_record,
+	.end = fake_budget_end,
+	.rt_thread_gone = fake_budget_rt_thread_gone,
+	.raise_granted = fake_budget_raise_granted,
+};
+
+/* the shim's own record (request-record.c), written through the fakes */
 static const struct rtshim_request_ops fake_ops = {
 	.real_call = fake_real_call,
 	.read_sched = fake_read_sched,
-	.find_target = fake_find_target,
-	.thread_flags = fake_thread_flags,
-	.update_flags = fake_update_flags,
-	.in_flight = fake_in_flight,
+	.flag_added = fake_flag_added,
 	.sandboxed = fake_sandboxed,
 	.other_explicit = fake_other_explicit,
-	.client = fake_client_get,
+	.get_limits = fake_get_limits,
+	.make_realtime = fake_make_realtime,
 	.get_rttime = fake_get_rttime,
 	.set_rttime = fake_set_rttime,
 	.arm_guard = fake_arm_guard,
 	.lower = fake_lower,
 	.nice_instead = fake_nice_instead,
-	.budget_facts = fake_budget_facts,
-	.budget_begin = fake_budget_begin,
-	.budget_record = fake_budget_record,
-	.budget_end = fake_budget_end,
-	.budget_rt_thread_gone = fake_budget_rt_thread_gone,
-	.budget_raise_granted = fake_budget_raise_granted,
+	.budget = &fake_budget,
+	.record = rtshim_record_outcome,
+	.find_target = fake_find_target,
+	.in_flight = fake_in_flight,
+	.update_flags = fake_update_flags,
 };
 
 /* ---- the requests ---------------------------------------------------------------------------- */
@@ -342,7 +335,7 @@ static int sched_request(enum rtshim_req_kind kind, int policy, int prio, int di
 	struct rtshim_req r = { .kind = kind, .pid = 0, .thread = pthread_self(), .policy = policy,
 				.param = &param };
 	granted = 0;
-	int err = rtshim_request_refused(&fake_ops, &cfg, &r, direct, &granted);
+	int err = rtshim_slow_path_with(&fake_ops, &cfg, &r, direct, &granted);
 	assert_int_equal(w.in_flight, 0); /* whatever happened, the record is not left in flight */
 	assert_int_equal(w.gate_held, 0); /* ... nor the gate taken */
 	return err;
@@ -703,32 +696,34 @@ static void real_budget_facts(struct rtshim_facts *f)
 static void test_memo_keeps_the_next_request_from_the_client(void **state)
 {
 	(void)state;
+	struct rtshim_budget_ops budget = fake_budget;
+	budget.facts = real_budget_facts;
+	budget.begin = rtshim_budget_begin;
+	budget.record = rtshim_budget_record;
+	budget.end = rtshim_budget_end;
 	struct rtshim_request_ops ops = fake_ops;
-	ops.budget_facts = real_budget_facts;
-	ops.budget_begin = rtshim_budget_begin;
-	ops.budget_record = rtshim_budget_record;
-	ops.budget_end = rtshim_budget_end;
+	ops.budget = &budget;
 	struct rtshim_req r = { .kind = RTSHIM_REQ_SCHED_SETSCHEDULER, .policy = FIFO, .param = &param };
 	param.sched_priority = 20;
 	cfg.nice_fallback = RTSHIM_NICE_OFF;
 	rtshim_budget_reset();
 	w.rtkit_err = -EBUSY; /* rtkit's per-user limit */
-	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_int_equal(rtshim_slow_path_with(&ops, &cfg, &r, -EPERM, &granted), EPERM);
 	assert_non_null(strstr(w.effects, "rtkit(0,100,20)"));
 	w.effects[0] = 0;
 	w.rtkit_err = 0; /* were it asked, rtkit would grant: it is not asked */
-	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_int_equal(rtshim_slow_path_with(&ops, &cfg, &r, -EPERM, &granted), EPERM);
 	assert_string_equal(w.effects, "target pending read(100) flags memo settled");
 	/* the default fallback: the nice level refused as well (shim/nice.c records it) */
 	cfg.nice_fallback = RTSHIM_NICE_REFUSED;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, -EBUSY);
 	w.effects[0] = 0;
-	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), EPERM);
+	assert_int_equal(rtshim_slow_path_with(&ops, &cfg, &r, -EPERM, &granted), EPERM);
 	assert_string_equal(w.effects, "target pending read(100) flags memo settled");
 	/* a realtime thread of this process ends: rtkit's thread limit may have freed */
 	rtshim_budget_rt_thread_gone();
 	w.effects[0] = 0;
-	assert_int_equal(rtshim_request_refused(&ops, &cfg, &r, -EPERM, &granted), 0);
+	assert_int_equal(rtshim_slow_path_with(&ops, &cfg, &r, -EPERM, &granted), 0);
 	assert_non_null(strstr(w.effects, "rtkit(0,100,20)"));
 	rtshim_budget_reset();
 }
