@@ -168,6 +168,19 @@ struct rtshim_config;
 int rtrun_options_to_env(const struct rtrun_options *o);
 int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg);
 
+/* settings.c — the configuration: options (in the environment already), environment, user's
+ * file, system's file.  Each bad value, bad line of a file and unknown RTSHIM_* variable is
+ * given to `say` (NULL: said nowhere) as one line of text.  `command`: for rtrun's command (a
+ * bad variable of the environment is removed, so its shim takes the default silently).
+ * Returns the number of bad values. */
+typedef void rtrun_config_say_fn(void *ctx, const char *text);
+int rtrun_config_load(struct rtshim_config *cfg, rtrun_config_say_fn *say, void *ctx, bool command);
+/* After rtrun_config_load: the files' valid settings that the environment does not override,
+ * into the environment, and RTSHIM_CONFIG_FILES=0.  -1 on failure. */
+int rtrun_config_to_env(void);
+/* Where RTSHIM_DISABLE comes from: a file's path, or "the environment". */
+const char *rtrun_config_off_source(void);
+
 /* The policy -p N asks for: chrt's -f/-r, else --policy, else SCHED_RR (what rtkit grants). */
 int rtrun_priority_policy(const struct rtrun_options *o);
 
