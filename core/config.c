@@ -302,6 +302,13 @@ const char *rtshim_config_suggest(const char *name)
 	return best <= 3 && best * 3 <= (len > 6 ? len : 6) ? meant : NULL;
 }
 
+const char *rtshim_config_misspelt(const char *entry)
+{
+	if (strncmp(entry, "RTSHIM_", 7) || rtshim_config_name_known(entry))
+		return NULL;
+	return rtshim_config_suggest(entry);
+}
+
 int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *value)
 {
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {

@@ -87,6 +87,11 @@ int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name)
  * RTSHIM_CONFIG_FILES? */
 bool rtshim_config_name_known(const char *name);
 
+/* An environment entry NAME=VALUE that is probably a misspelt variable of rtshim's: an RTSHIM_*
+ * name that is not one of them but near one (other RTSHIM_* names, e.g. a test harness's,
+ * are left alone).  The name it probably meant, else NULL. */
+const char *rtshim_config_misspelt(const char *entry);
+
 /* The variable an unknown RTSHIM_* name (NAME or NAME=VALUE) probably meant: the nearest name
  * of the table by edit distance (one of them containing the other counts as near), or NULL
  * when none is near. */

@@ -113,17 +113,15 @@ static void say_bad_lines(void)
 	}
 }
 
-/* An RTSHIM_* variable that is none of rtshim's: probably a misspelt one. */
+/* An RTSHIM_* variable that is none of rtshim's but near one: probably a misspelt one. */
 static void say_unknown_variables(void)
 {
 	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "RTSHIM_", 7) || rtshim_config_name_known(*e))
-			continue;
+		const char *meant = rtshim_config_misspelt(*e);
 		int len = (int)strcspn(*e, "=");
-		const char *meant = rtshim_config_suggest(*e);
-		rtshim_log(RTSHIM_LOG_WARN, "%.*s is not a variable of rtshim's%s%s%s: ignored",
-			   len > 40 ? 40 : len, *e, meant ? " (did you mean " : "", meant ? meant : "",
-			   meant ? "?)" : "");
+		if (meant)
+			rtshim_log(RTSHIM_LOG_WARN, "%.*s is not a variable of rtshim's (did you mean %s?): ignored",
+				   len > 40 ? 40 : len, *e, meant);
 	}
 }
 

@@ -62,21 +62,27 @@ static void say_line(void *ctx, const char *path, int line, const char *text, co
 	s->fn(s->ctx, out);
 }
 
-/* RTSHIM_* variables that are none of rtshim's, named with what they probably meant. */
+/* RTSHIM_* variables that are none of rtshim's but near one, with what they probably meant. */
 static void say_unknown_variables(const struct say *s)
 {
 	char out[256];
 
 	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "RTSHIM_", 7) || rtshim_config_name_known(*e))
-			continue;
+		const char *meant = rtshim_config_misspelt(*e);
 		int len = (int)strcspn(*e, "=");
-		const char *meant = rtshim_config_suggest(*e);
 
-		snprintf(out, sizeof out, "%.*s is not a variable of rtshim's%s%s%s: ignored",
-			 len > 64 ? 64 : len, *e, meant ? " (did you mean " : "", meant ? meant : "",
-			 meant ? "?)" : "");
+		if (!meant)
+			continue;
+		snprintf(out, sizeof out, "%.*s is not a variable of rtshim's (did you mean %s?): ignored",
+			 len > 64 ? 64 : len, *e, meant);
 		s->fn(s->ctx, out);
+		if (s->command) { /* said here: not again by the command's shim */
+			char name[128];
+
+			snprintf(name, sizeof name, "%.*s", len, *e);
+			unsetenv(name);
+			e--; /* unsetenv moved the next entry here */
+		}
 	}
 }
 
