@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "busy.h"
 #include "client.h"
 #include "decide.h"
 #include "log.h"
@@ -341,7 +342,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 {
 	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
-	char why[200];
+	char why[320];
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
@@ -398,6 +399,8 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 	}
 	/* No realtime: one warning per distinct cause, the consequence and where to look. */
 	rtshim_why_format(why, sizeof why, d, client ? client->strerror : NULL);
+	if (d->why == RTSHIM_WHY_REFUSED && d->why_err == -EBUSY)
+		rtshim_busy_explain(client, why, sizeof why);
 	const char *gets = what_the_program_gets(r, f->cfg);
 	const char *nice = nice_got ? ", with a nice level from rtkit instead" : "";
 	int key = (int)d->why * 256 - d->why_err;
