@@ -23,6 +23,7 @@
 #include "sandbox.h"
 #include "doctor-open.h"
 #include "rtkit-client.h"
+#include "rtkit-usage.h"
 #include "rtrun.h"
 #include "verdict.h"
 
@@ -357,14 +358,20 @@ static void probe_bus(struct check *c)
 		     "stopped", c->cfg.timeout_ms);
 	else
 		item("rtkit-daemon", "does not answer: %s", rtrun_rtkit_strerror(c->f.limits));
-	if (c->f.limits == 0)
+	if (c->f.limits == 0) {
+		struct rtkit_usage u;
+		char text[768];
+
+		rtrun_rtkit_usage(&u);
+		item("rtkit limits", "%s", rtrun_rtkit_limits_text(&u, text, sizeof text));
 		show_polkit(bus);
+	}
 }
 
 static void show_grant(struct check *c, int grant_r)
 {
 	const struct rtrun_rt_result *res = &c->res;
-	char pol[64], mapped[160], why[256];
+	char pol[64], mapped[160], why[400];
 
 	rtrun_policy_text(c->granted_policy, pol, sizeof pol);
 	if (c->f.grant_ok && res->d.prio_changed)

@@ -212,6 +212,12 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 /* Why rtrun_make_realtime failed, in plain words, into buf. */
 const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size);
 
+/* limits.c — rtkit's per-user limits and what the user's processes hold of them now. */
+struct rtkit_usage;
+void rtrun_rtkit_usage(struct rtkit_usage *u);
+/* The limits, the holders and the options that raise them, in one clause. */
+const char *rtrun_rtkit_limits_text(const struct rtkit_usage *u, char *buf, size_t size);
+
 /* Does this process have CAP_SYS_NICE in its effective set (/proc/self/status)? */
 bool rtrun_have_cap_sys_nice(void);
 

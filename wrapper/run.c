@@ -152,7 +152,7 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 		.guard_in_command = false,
 	};
 	struct rtrun_rt_result res;
-	char pol[64], why[256];
+	char pol[64], why[400];
 	int policy, prio, r;
 
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);

@@ -51,3 +51,20 @@ hold() {
 	[[ $stderr == *"${HOLDERS[1]} sleep"* ]]
 	[[ $stderr == *"rtkit-daemon --processes-per-user-max=N raises it"* ]]
 }
+
+@test "rtkit's process limit reached: rtrun -p names it with its holders, and rtrun --check lists the limits and what the user's processes hold" {
+	hold one
+	hold two
+	run -0 --separate-stderr as_user "$RTRUN" -p 5 true
+	[[ $stderr == *"cannot make the main thread realtime: rtkit's limit of 2 processes per user with realtime threads is reached: held by "* ]]
+	[[ $stderr == *"${HOLDERS[0]} sleep"* ]]
+	[[ $stderr == *"${HOLDERS[1]} sleep"* ]]
+	run -1 as_user "$RTRUN" --check
+	local limits
+	limits=$(grep '^  rtkit limits ' <<<"$output")
+	[[ $limits == *"2 processes and 1000 threads per user, 1000 requests per 20 s (its command line); yours hold 2 and 2 now: "* ]]
+	[[ $limits == *"${HOLDERS[0]} sleep"* ]]
+	[[ $limits == *"${HOLDERS[1]} sleep"* ]]
+	[[ $limits == *"rtkit-daemon --processes-per-user-max=N"* ]]
+	grep -q "^  rtkit grant *refused: rtkit's limit of 2 processes per user with realtime threads is reached" <<<"$output"
+}
