@@ -176,7 +176,8 @@ int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cf
 typedef void rtrun_config_say_fn(void *ctx, const char *text);
 int rtrun_config_load(struct rtshim_config *cfg, rtrun_config_say_fn *say, void *ctx, bool command);
 /* After rtrun_config_load: the files' valid settings that the environment does not override,
- * into the environment, and RTSHIM_CONFIG_FILES=0.  -1 on failure. */
+ * into the environment, and RTSHIM_CONFIG_FILES=0 when the files said anything.  -1 on
+ * failure. */
 int rtrun_config_to_env(void);
 /* Where RTSHIM_DISABLE comes from: a file's path, or "the environment". */
 const char *rtrun_config_off_source(void);

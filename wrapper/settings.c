@@ -15,6 +15,7 @@
 
 static struct rtshim_conf_files files;
 static const char *last_from;
+static int file_bad_lines;
 
 /* The environment, else the user's file, else the system's. */
 static char *lookup(const char *name)
@@ -51,6 +52,7 @@ static void say_line(void *ctx, const char *path, int line, const char *text, co
 	const struct say *s = ctx;
 	char out[512];
 
+	file_bad_lines++;
 	if (!line)
 		snprintf(out, sizeof out, "%s %s", path, text);
 	else if (meant)
@@ -118,14 +120,18 @@ int rtrun_config_to_env(void)
 	const struct rtshim_config_var *vars = rtshim_config_vars(&n);
 	struct rtshim_config scratch;
 
+	bool from_files = file_bad_lines > 0;
+
 	rtshim_config_defaults(&scratch);
 	for (size_t i = 0; i < n; i++) {
 		const char *v = lookup(vars[i].name);
 
+		from_files |= v && last_from;
 		/* a file's valid setting that the environment does not override */
 		if (v && last_from && rtshim_config_set(&scratch, vars[i].name, v) == 0 &&
 		    setenv(vars[i].name, v, 1) < 0)
 			return -1;
 	}
-	return setenv("RTSHIM_CONFIG_FILES", "0", 1);
+	/* files that say nothing (none, or comments only) leave the environment as it is */
+	return from_files ? setenv("RTSHIM_CONFIG_FILES", "0", 1) : 0;
 }
