@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "busy.h"
+#include "log.h"
 #include "rtkit-usage.h"
 
 static int explained;
@@ -15,7 +16,8 @@ bool rtshim_busy_explain(const struct rtshim_client_v1 *client, char *buf, size_
 	struct rtkit_usage u;
 	pid_t daemon = 0;
 
-	if (__atomic_exchange_n(&explained, 1, __ATOMIC_RELAXED))
+	/* nothing to say it to, or said already */
+	if (!rtshim_log_enabled(RTSHIM_LOG_WARN) || __atomic_exchange_n(&explained, 1, __ATOMIC_RELAXED))
 		return false;
 	if (client && client->daemon_pid && client->daemon_pid(&daemon) < 0)
 		daemon = 0;
