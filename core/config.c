@@ -23,6 +23,7 @@ void rtshim_config_defaults(struct rtshim_config *cfg)
 	cfg->nice_fallback = RTSHIM_NICE_REFUSED;
 	cfg->trace = false;
 	cfg->only[0] = '\0';
+	cfg->disabled = false;
 }
 
 int rtshim_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -190,6 +191,11 @@ static int parse_inherit(struct rtshim_config *cfg, const char *v)
 	return rtshim_parse_bool(v, &cfg->inherit);
 }
 
+static int parse_disable(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->disabled);
+}
+
 static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_LOG", "warn", "quiet, warn, info or debug", parse_log },
 	{ "RTSHIM_TIMEOUT_MS", "500", "1..60000", parse_timeout },
@@ -205,12 +211,102 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_TRACE", "0", "1 or 0 (yes/no, true/false, on/off)", parse_trace },
 	{ "RTSHIM_ONLY", "(unset: every request)",
 	  "PATTERN[,PATTERN...] (library file-name patterns, no '/', up to 255 bytes)", parse_only },
+	{ "RTSHIM_DISABLE", "0", "1 or 0 (yes/no, true/false, on/off)", parse_disable },
 };
 
 const struct rtshim_config_var *rtshim_config_vars(size_t *count)
 {
 	*count = sizeof vars / sizeof vars[0];
 	return vars;
+}
+
+/* Length of the name in NAME or NAME=VALUE. */
+static size_t name_length(const char *name)
+{
+	return strcspn(name, "=");
+}
+
+bool rtshim_config_name_known(const char *name)
+{
+	size_t len = name_length(name);
+	if (len == strlen("RTSHIM_CONFIG_FILES") && !strncmp(name, "RTSHIM_CONFIG_FILES", len))
+		return true;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+		if (strlen(vars[i].name) == len && !strncmp(vars[i].name, name, len))
+			return true;
+	return false;
+}
+
+/* Levenshtein distance of a[0..la) and b[0..lb), case-insensitive; names are short (the
+ * unknown one is cut at 31 bytes). */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t row[32];
+	if (la > 31)
+		la = 31;
+	if (lb > 31)
+		lb = 31;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Does a[0..la) contain b[0..lb) (case-insensitive)? */
+static bool contains(const char *a, size_t la, const char *b, size_t lb)
+{
+	for (size_t i = 0; lb && i + lb <= la; i++)
+		if (!strncasecmp(a + i, b, lb))
+			return true;
+	return false;
+}
+
+const char *rtshim_config_suggest(const char *name)
+{
+	static const char prefix[] = "RTSHIM_";
+	const size_t plen = sizeof prefix - 1;
+	size_t len = name_length(name), best = (size_t)-1;
+	const char *meant = NULL;
+
+	if (len <= plen || strncasecmp(name, prefix, plen))
+		return NULL;
+	const char *word = name + plen;
+	len -= plen;
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *known = vars[i].name + plen;
+		size_t klen = strlen(known);
+		size_t d = edit_distance(word, len, known, klen);
+		/* RTSHIM_MAP for RTSHIM_PRIO_MAP, RTSHIM_TIMEOUT for RTSHIM_TIMEOUT_MS */
+		if (len >= 3 && (contains(known, klen, word, len) || contains(word, len, known, klen)))
+			d = 1;
+		if (d < best) {
+			best = d;
+			meant = vars[i].name;
+		}
+	}
+	/* near: at most a third of the longer word changed, and never more than 3 edits */
+	return best <= 3 && best * 3 <= (len > 6 ? len : 6) ? meant : NULL;
+}
+
+const char *rtshim_config_misspelt(const char *entry)
+{
+	if (strncmp(entry, "RTSHIM_", 7) || rtshim_config_name_known(entry))
+		return NULL;
+	return rtshim_config_suggest(entry);
 }
 
 int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *value)

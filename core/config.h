@@ -35,6 +35,7 @@ struct rtshim_config {
 	int nice_fallback;  /* enum rtshim_nice_fallback; RTSHIM_NICE_FALLBACK */
 	bool trace;         /* RTSHIM_TRACE */
 	char only[256];     /* RTSHIM_ONLY: comma-separated fnmatch patterns; "" = every request */
+	bool disabled;      /* RTSHIM_DISABLE: rtshim off, every call goes to the kernel as it is */
 };
 
 /* RTSHIM_NICE_FALLBACK: when a thread cannot have realtime, ask rtkit for a nice level instead
@@ -81,6 +82,20 @@ int rtshim_config_set(struct rtshim_config *cfg, const char *name, const char *v
 typedef void rtshim_config_warn_fn(void *ctx, const struct rtshim_config_var *var, const char *value);
 int rtshim_config_load(struct rtshim_config *cfg, char *(*get)(const char *name),
 		       rtshim_config_warn_fn *warn, void *ctx);
+
+/* Is `name` (NAME or NAME=VALUE) a variable of rtshim's: one of the table, or
+ * RTSHIM_CONFIG_FILES? */
+bool rtshim_config_name_known(const char *name);
+
+/* An environment entry NAME=VALUE that is probably a misspelt variable of rtshim's: an RTSHIM_*
+ * name that is not one of them but near one (other RTSHIM_* names, e.g. a test harness's,
+ * are left alone).  The name it probably meant, else NULL. */
+const char *rtshim_config_misspelt(const char *entry);
+
+/* The variable an unknown RTSHIM_* name (NAME or NAME=VALUE) probably meant: the nearest name
+ * of the table by edit distance (one of them containing the other counts as near), or NULL
+ * when none is near. */
+const char *rtshim_config_suggest(const char *name);
 
 /* Strict unsigned decimal in [min, max]: digits only, no sign, no blanks, no overflow. */
 int rtshim_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

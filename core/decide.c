@@ -60,7 +60,7 @@ static struct rtshim_decision no_rt(const struct rtshim_facts *f, enum rtshim_wh
 int rtshim_direct_policy(const struct rtshim_config *c, bool has_policy, int policy)
 {
 	int p = has_policy ? policy : 0;
-	if (!has_policy || !rtshim_is_rt(p))
+	if (!has_policy || !rtshim_is_rt(p) || c->disabled)
 		return p;
 	int flag = p & SCHED_RESET_ON_FORK;
 	if (c->policy == RTSHIM_POLICY_RR)
@@ -154,8 +154,9 @@ static bool before_rtkit(const struct rtshim_facts *f, struct plan *p, struct rt
 		*d = rtshim_direct_succeeded(c, f->has_policy, f->policy);
 		return true;
 	}
-	/* Invalid arguments, no such thread, ...: exactly the kernel's error. */
-	if (f->direct.err != -EPERM) {
+	/* Invalid arguments, no such thread, ...: exactly the kernel's error; and every error
+	 * while rtshim is switched off (RTSHIM_DISABLE). */
+	if (f->direct.err != -EPERM || c->disabled) {
 		*d = done(-f->direct.err, RTSHIM_WHY_DIRECT, 0);
 		return true;
 	}
@@ -404,10 +405,10 @@ bool rtshim_creation_promotes(bool explicit_sched, int attr_policy, int attr_pri
 }
 
 /* rtshim(7) rule 16: the promotion's outcome.  EPERM runs the thread SCHED_OTHER unless
- * RTSHIM_STRICT. */
+ * RTSHIM_STRICT, or rtshim is switched off (pthread_create fails as without it). */
 bool rtshim_creation_runs(const struct rtshim_config *cfg, int err)
 {
-	return err == 0 || (err == EPERM && !cfg->strict);
+	return err == 0 || (err == EPERM && !cfg->strict && !cfg->disabled);
 }
 
 /* rtshim(7) rule 17: RTSHIM_INHERIT. */

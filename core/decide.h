@@ -197,7 +197,7 @@ struct rtshim_direct {
 };
 static inline bool rtshim_direct_is_as_asked(const struct rtshim_config *cfg)
 {
-	return cfg->policy == RTSHIM_POLICY_ASKED && !cfg->reset_on_fork;
+	return cfg->disabled || (cfg->policy == RTSHIM_POLICY_ASKED && !cfg->reset_on_fork);
 }
 static inline struct rtshim_direct rtshim_direct_as_asked(bool has_policy, int policy)
 {

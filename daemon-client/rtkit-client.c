@@ -282,10 +282,32 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 			   (struct rtshim_wire_arg){ .type = 'i', .i = nice });
 }
 
+int rtkit_daemon_pid(pid_t *pid)
+{
+	struct session s;
+	struct rtshim_wire_msg m;
+	uint32_t seen = 0;
+	int r = begin(&s);
+	if (r < 0)
+		return end(&s, r);
+	if (s.backend->portal) /* the portal's owner is not rtkit */
+		return end(&s, -ENOTSUP);
+	struct rtshim_wire_arg arg = { .type = 's', .s = s.backend->service };
+	struct rtshim_wire_call c = { .destination = BUS_NAME, .path = BUS_PATH,
+				      .interface = BUS_NAME, .member = "GetConnectionUnixProcessID",
+				      .signature = "s", .args = &arg };
+	if ((r = same_pid_namespace(&s)) < 0 || (r = call(&s, &c, &m)) < 0 ||
+	    (r = rtshim_wire_body_u32(&m, &seen)) < 0)
+		return end(&s, r);
+	*pid = (pid_t)seen;
+	return end(&s, 0);
+}
+
 const struct rtshim_client_v1 rtshim_client_v1 = {
 	.set_timeout_ms = rtkit_set_timeout_ms,
 	.get_limits = rtkit_get_limits,
 	.make_realtime = rtkit_make_realtime,
 	.make_high_priority = rtkit_make_high_priority,
 	.strerror = rtkit_strerror,
+	.daemon_pid = rtkit_daemon_pid,
 };

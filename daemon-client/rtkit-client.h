@@ -46,6 +46,10 @@ int rtkit_make_realtime(pid_t pid, pid_t tid, int priority);
 /* Make the thread SCHED_OTHER|SCHED_RESET_ON_FORK at nice level `nice` (demotes an RT thread). */
 int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice);
 
+/* The PID of the process that owns rtkit's name on the bus (in our PID namespace: -EXDEV
+ * otherwise; -ENOTSUP through the portal), to read its options from /proc. */
+int rtkit_daemon_pid(pid_t *pid);
+
 /* One line, in plain words, for an errno this API returned (positive or negative). */
 const char *rtkit_strerror(int err);
 
@@ -58,6 +62,7 @@ struct rtshim_client_v1 {
 	int (*make_realtime)(pid_t pid, pid_t tid, int priority);
 	int (*make_high_priority)(pid_t pid, pid_t tid, int nice);
 	const char *(*strerror)(int err);
+	int (*daemon_pid)(pid_t *pid);
 };
 
 extern const struct rtshim_client_v1 rtshim_client_v1;

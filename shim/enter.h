@@ -18,7 +18,8 @@
 
 #define RTSHIM_HIDDEN __attribute__((visibility("hidden")))
 
-/* Secure-execution mode (set-user-ID, file capabilities: AT_SECURE): the shim does nothing. */
+/* Secure-execution mode (set-user-ID, file capabilities: AT_SECURE), or rtshim switched off
+ * (RTSHIM_DISABLE): the shim does nothing. */
 bool rtshim_secure_execution(void);
 
 /* enter.c: this thread is inside the shim (initial-exec: the shim is loaded at start-up, so no

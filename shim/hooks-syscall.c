@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "hooks.h"
+#include "log.h"
 #include "raw-syscall.h"
 
 /* The leading fields of the kernel's struct sched_attr (linux/sched/types.h): all this reads. */
@@ -112,6 +113,24 @@ refused:
 	return -1;
 }
 
+#ifndef SCHED_DEADLINE
+#define SCHED_DEADLINE 6
+#endif
+
+/* SCHED_DEADLINE refused (EPERM): rtkit grants SCHED_RR or SCHED_FIFO only, so the kernel's
+ * answer stands; said once at the info log level (-v).  -1 with errno EPERM. */
+static long deadline_as_is(void)
+{
+	struct rtshim_hook h;
+	if (rtshim_hook_enter(&h)) {
+		rtshim_cfg(); /* the log level */
+		rtshim_log_once(RTSHIM_LOG_INFO, 0, "sched_setattr(SCHED_DEADLINE) refused by the kernel (EPERM): rtkit has no deadline policy; passed to the kernel as is");
+		rtshim_hook_leave(&h, EPERM);
+	}
+	errno = EPERM;
+	return -1;
+}
+
 /* sched_setattr: made as asked; on the kernel's EPERM rtshim(7) rule 19 (core/decide.c) makes a
  * realtime one the sched_setscheduler request, rtshim(7) rule 20 retries the others keeping the
  * flag. */
@@ -124,6 +143,8 @@ static long set_attr(long pid, const struct sched_attr_head *a, long flags)
 		return r;
 	if (write_back_as_kernel(pid, a, flags) == 0)
 		return 0;
+	if (a->policy == SCHED_DEADLINE)
+		return deadline_as_is();
 	if (!rtshim_attr_as_setscheduler(errno, a->policy, a->flags, &policy))
 		return keeping_flag(pid, a, flags);
 	struct sched_param p = { .sched_priority = (int)a->priority };

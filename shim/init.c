@@ -42,7 +42,8 @@ static void adopt_realtime_start(void)
 	struct rlimit rl;
 	if (rtshim_raw_prlimit(0, RLIMIT_RTTIME, NULL, &rl) < 0 || rl.rlim_max == RLIM_INFINITY || rl.rlim_max == 0)
 		return; /* no hard limit: the kernel kills nothing */
-	if (rtshim_cfg_at_start()->runaway != RTSHIM_RUNAWAY_DEMOTE)
+	const struct rtshim_config *c = rtshim_cfg_at_start();
+	if (c->disabled || c->runaway != RTSHIM_RUNAWAY_DEMOTE)
 		return;
 	rlim_t gs = rtshim_runaway_soft(rl.rlim_cur, rl.rlim_max);
 	struct rtshim_hook h;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "busy.h"
 #include "client.h"
 #include "log.h"
 #include "nice.h"
@@ -146,7 +147,7 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 	bool nice_got = out->nice_got;
 	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
 	int prio = f->prio, tid = (int)f->tid;
-	char why[200];
+	char why[320];
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
@@ -203,6 +204,8 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 	}
 	/* No realtime: one warning per distinct cause, the consequence and where to look. */
 	rtshim_why_format(why, sizeof why, d, out->client_asked ? rtshim_client_v1.strerror : NULL);
+	if (d->why == RTSHIM_WHY_REFUSED && d->why_err == -EBUSY)
+		rtshim_busy_explain(&rtshim_client_v1, why, sizeof why);
 	const char *gets = what_the_program_gets(r, f->cfg);
 	const char *nice = nice_got ? ", with a nice level from rtkit instead" : "";
 	int key = (int)d->why * 256 - d->why_err;

@@ -23,6 +23,7 @@
 #include "sandbox.h"
 #include "doctor-open.h"
 #include "rtkit-client.h"
+#include "rtkit-usage.h"
 #include "rtrun.h"
 #include "verdict.h"
 
@@ -120,13 +121,10 @@ static const char *sandbox(void)
 	return NULL;
 }
 
-static void config_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
+static void config_warn(void *ctx, const char *text)
 {
-	int *bad = ctx;
-
-	item("environment", "%s=\"%s\" is not valid (accepted: %s): the shim uses %s", var->name,
-	     value, var->accepted, var->default_text);
-	(*bad)++;
+	(void)ctx;
+	item("environment", "%s", text);
 }
 
 /* How priorities land in rtkit's range under --map/--top (RTSHIM_PRIO_MAP, RTSHIM_TOP). */
@@ -218,9 +216,17 @@ static void show_setup(struct check *c, int bad)
 {
 	struct rtrun_shim *shim = &c->shim;
 
+	struct rtshim_config said;
+
 	item("sandbox", "%s", c->box ? c->box : "none detected");
+	/* loaded again to say its warnings here, after the header */
+	rtrun_config_load(&said, config_warn, NULL, false);
 	if (!bad)
 		item("environment", "RTSHIM_* settings valid");
+	if (c->cfg.disabled)
+		item("rtshim", "switched off (RTSHIM_DISABLE in %s): programs started with rtrun run "
+		     "without librtshim.so, their requests go to the kernel as they are",
+		     rtrun_config_off_source());
 	c->f.shim = rtrun_locate_shim(shim);
 	if (c->f.shim == 0)
 		item("librtshim.so", "%s%s%s", shim->native, shim->lib_token ? ", preloaded as " : "",
@@ -352,14 +358,20 @@ static void probe_bus(struct check *c)
 		     "stopped", c->cfg.timeout_ms);
 	else
 		item("rtkit-daemon", "does not answer: %s", rtrun_rtkit_strerror(c->f.limits));
-	if (c->f.limits == 0)
+	if (c->f.limits == 0) {
+		struct rtkit_usage u;
+		char text[768];
+
+		rtrun_rtkit_usage(&u);
+		item("rtkit limits", "%s", rtrun_rtkit_limits_text(&u, text, sizeof text));
 		show_polkit(bus);
+	}
 }
 
 static void show_grant(struct check *c, int grant_r)
 {
 	const struct rtrun_rt_result *res = &c->res;
-	char pol[64], mapped[160], why[256];
+	char pol[64], mapped[160], why[400];
 
 	rtrun_policy_text(c->granted_policy, pol, sizeof pol);
 	if (c->f.grant_ok && res->d.prio_changed)
@@ -596,7 +608,7 @@ int rtrun_check(const struct rtrun_options *o, char *const *program)
 	/* what the shim in a command started with these options would use, its timeout included */
 	if (rtrun_options_to_env(o) < 0)
 		return 1;
-	rtshim_config_load(&c.cfg, getenv, config_warn, &bad);
+	bad = rtrun_config_load(&c.cfg, NULL, NULL, false);
 	rtrun_client_set_timeout_ms(c.cfg.timeout_ms);
 
 	if (program[0] && (r = find_program(&c, program[0])) != 0)

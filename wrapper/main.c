@@ -326,17 +326,24 @@ static int parse_options(int argc, char **argv, struct rtrun_options *o)
 	return -1;
 }
 
-/* The mapping in effect: --map, else RTSHIM_PRIO_MAP, else the clamp; likewise the top. */
+/* The mapping in effect: --map, else RTSHIM_PRIO_MAP, else the clamp; likewise the top (a
+ * RTSHIM_TOP that is not valid counts as none: it is warned about as itself). */
 static void check_mapping(struct rtrun_options *o)
 {
 	const char *map = o->map_text ? o->map_text : getenv("RTSHIM_PRIO_MAP");
+	const char *top = getenv("RTSHIM_TOP");
+	struct rtshim_config scratch;
 	bool offset = map && !strcmp(map, "offset");
+
+	rtshim_config_defaults(&scratch);
+	if (top && rtshim_config_set(&scratch, "RTSHIM_TOP", top) < 0)
+		top = NULL;
 
 	if (o->top_text && !offset)
 		rtrun_log(RTRUN_WARNING, "--top %s has an effect only with --map offset", o->top_text);
 	/* offset anchors the program's top priority at rtkit's maximum: without --top, 70 and
 	 * 65 would both become 1.  Said in the terms the user typed, and the clamp instead. */
-	if (o->map_text && offset && !o->top_text && !getenv("RTSHIM_TOP")) {
+	if (o->map_text && offset && !o->top_text && !top) {
 		rtrun_log(RTRUN_WARNING, "--map offset needs --top N, the program's highest priority "
 			  "(e.g. jackd's -P value): using --map clamp");
 		o->map_text = "clamp";

@@ -17,6 +17,7 @@
 #include "raw-rlimit.h"
 #include "raw-syscall.h"
 #include "rtkit-client.h"
+#include "rtkit-usage.h"
 #include "rtrun.h"
 #include "seccomp.h"
 
@@ -139,7 +140,13 @@ const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, si
 		snprintf(buf, size, "the daemon client cannot be loaded: %s", rtrun_client_error());
 	else if (res->d.why == RTSHIM_WHY_DIRECT)
 		snprintf(buf, size, "sched_setscheduler: %s", strerror(res->d.program_errno));
-	else
+	else if (res->d.why == RTSHIM_WHY_REFUSED && res->d.why_err == -EBUSY) {
+		/* rtkit says "busy" for each of its per-user limits: which one, counted */
+		struct rtkit_usage u;
+
+		rtrun_rtkit_usage(&u);
+		rtshim_rtkit_limit_text(&u, buf, size);
+	} else
 		rtshim_why_format(buf, size, &res->d, rtrun_client() ? rtrun_rtkit_strerror : NULL);
 	return buf;
 }

@@ -168,6 +168,20 @@ struct rtshim_config;
 int rtrun_options_to_env(const struct rtrun_options *o);
 int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg);
 
+/* settings.c — the configuration: options (in the environment already), environment, user's
+ * file, system's file.  Each bad value, bad line of a file and unknown RTSHIM_* variable is
+ * given to `say` (NULL: said nowhere) as one line of text.  `command`: for rtrun's command (a
+ * bad variable of the environment is removed, so its shim takes the default silently).
+ * Returns the number of bad values. */
+typedef void rtrun_config_say_fn(void *ctx, const char *text);
+int rtrun_config_load(struct rtshim_config *cfg, rtrun_config_say_fn *say, void *ctx, bool command);
+/* After rtrun_config_load: the files' valid settings that the environment does not override,
+ * into the environment, and RTSHIM_CONFIG_FILES=0 when the files said anything.  -1 on
+ * failure. */
+int rtrun_config_to_env(void);
+/* Where RTSHIM_DISABLE comes from: a file's path, or "the environment". */
+const char *rtrun_config_off_source(void);
+
 /* The policy -p N asks for: chrt's -f/-r, else --policy, else SCHED_RR (what rtkit grants). */
 int rtrun_priority_policy(const struct rtrun_options *o);
 
@@ -198,6 +212,12 @@ int rtrun_make_realtime(const struct rtrun_rt_request *req, struct rtrun_rt_resu
 
 /* Why rtrun_make_realtime failed, in plain words, into buf. */
 const char *rtrun_rt_error_text(const struct rtrun_rt_result *res, char *buf, size_t size);
+
+/* limits.c — rtkit's per-user limits and what the user's processes hold of them now. */
+struct rtkit_usage;
+void rtrun_rtkit_usage(struct rtkit_usage *u);
+/* The limits, the holders and the options that raise them, in one clause. */
+const char *rtrun_rtkit_limits_text(const struct rtkit_usage *u, char *buf, size_t size);
 
 /* Does this process have CAP_SYS_NICE in its effective set (/proc/self/status)? */
 bool rtrun_have_cap_sys_nice(void);

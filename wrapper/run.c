@@ -105,21 +105,17 @@ int rtrun_options_to_env(const struct rtrun_options *o)
 	return 0;
 }
 
-/* Said once, here: the variable goes, so the shim in the command (and in whatever it execs)
- * takes the same default without saying it again. */
-static void config_warn(void *ctx, const struct rtshim_config_var *var, const char *value)
+static void warn_line(void *ctx, const char *text)
 {
 	(void)ctx;
-	rtrun_log(RTRUN_WARNING, "%s=\"%s\" is not valid (accepted: %s): the shim will use %s",
-		  var->name, value, var->accepted, var->default_text);
-	unsetenv(var->name);
+	rtrun_log(RTRUN_WARNING, "%s", text);
 }
 
 int rtrun_options_config(const struct rtrun_options *o, struct rtshim_config *cfg)
 {
 	if (rtrun_options_to_env(o) < 0)
 		return -1;
-	rtshim_config_load(cfg, getenv, config_warn, NULL);
+	rtrun_config_load(cfg, warn_line, NULL, true);
 	return 0;
 }
 
@@ -156,7 +152,7 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 		.guard_in_command = false,
 	};
 	struct rtrun_rt_result res;
-	char pol[64], why[256];
+	char pol[64], why[400];
 	int policy, prio, r;
 
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);
@@ -188,6 +184,10 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 	return true;
 }
 
+static int run_switched_off(const struct rtrun_options *o, const struct rtshim_config *cfg,
+			    char **argv);
+static int exec_command(char **argv);
+
 int rtrun_run(const struct rtrun_options *o, char **argv)
 {
 	struct rtrun_shim shim;
@@ -195,6 +195,13 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	struct rtshim_config cfg;
 	char path[PATH_MAX], *preload;
 	int r, resolved;
+
+	/* What the shim will read: the options set as RTSHIM_* variables, what the environment
+	 * had, and the configuration files. */
+	if (rtrun_options_config(o, &cfg) < 0)
+		return RTRUN_EXIT_ERROR;
+	if (cfg.disabled)
+		return run_switched_off(o, &cfg, argv);
 
 	r = rtrun_locate_shim(&shim);
 	if (r == -ENOENT) {
@@ -236,9 +243,11 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	snprintf(me, sizeof me, "%d", (int)getpid());
 	if (r == 0)
 		r = set("RTRUN_COMMAND_PID", me);
-	/* What the shim will read: the options set as RTSHIM_* variables, and what the environment
-	 * had. */
-	if (r < 0 || rtrun_options_config(o, &cfg) < 0)
+	if (r == 0 && rtrun_config_to_env() < 0) {
+		rtrun_log(RTRUN_ERROR, "setenv failed: %s", strerror(errno));
+		r = -1;
+	}
+	if (r < 0)
 		return RTRUN_EXIT_ERROR;
 
 	if (resolved == 0) {
@@ -246,6 +255,28 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 		if (o->priority && !main_thread_realtime(o, &cfg, argv[0]) && o->require_rt)
 			return RTRUN_EXIT_NO_RT;
 	}
+
+	return exec_command(argv);
+}
+
+/* RTSHIM_DISABLE: COMMAND as it is, without the shim; -p N is the direct call only (the
+ * decision core under the switch), as chrt would make it. */
+static int run_switched_off(const struct rtrun_options *o, const struct rtshim_config *cfg,
+			    char **argv)
+{
+	char path[PATH_MAX];
+
+	rtrun_log(RTRUN_INFO, "rtshim is switched off (RTSHIM_DISABLE in %s): running %s without "
+		  "librtshim.so", rtrun_config_off_source(), argv[0]);
+	if (o->priority && rtrun_resolve_command(argv[0], path, sizeof path) == 0 &&
+	    !main_thread_realtime(o, cfg, argv[0]) && o->require_rt)
+		return RTRUN_EXIT_NO_RT;
+	return exec_command(argv);
+}
+
+static int exec_command(char **argv)
+{
+	int r;
 
 	fflush(NULL);
 	execvp(argv[0], argv);

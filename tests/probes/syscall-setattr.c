@@ -4,6 +4,7 @@
  * asked; then sched_getattr() reads it back ("libc"), a forked child reports the policy it
  * started with, and the main thread drops back to SCHED_OTHER before it exits.
  * Usage: syscall-setattr PRIO [reset] [libc]
+ *        syscall-setattr deadline   (SCHED_DEADLINE 1 ms every 10 ms, asked twice, no child)
  * Lines: "call setattr rc=R err=E" ("libc-setattr": the function; "no libc-setattr": no
  * definition of it is loaded), "read libc-getattr POLICY PRIO", "kernel main POLICY PRIO",
  * "kernel child POLICY PRIO". */
@@ -22,6 +23,15 @@ extern int probe_libc_getattr(pid_t pid, struct probe_sched_attr *a, unsigned in
 int main(int argc, char **argv)
 {
 	struct probe_sched_attr a = { .size = sizeof a, .policy = SCHED_FIFO };
+	if (argc > 1 && strcmp(argv[1], "deadline") == 0) {
+		a.policy = 6; /* SCHED_DEADLINE */
+		a.runtime = 1000000;
+		a.deadline = a.period = 10000000;
+		PROBE_SCHED("setattr", (int)syscall(SYS_sched_setattr, 0, &a, 0));
+		PROBE_SCHED("setattr", (int)syscall(SYS_sched_setattr, 0, &a, 0));
+		probe_kernel("main");
+		return 0;
+	}
 	a.priority = argc > 1 ? (uint32_t)atoi(argv[1]) : 10;
 	int libc = 0;
 	for (int i = 2; i < argc; i++) {

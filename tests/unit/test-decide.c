@@ -162,6 +162,31 @@ static void test_only_our_users_threads(void **state)
 	assert_int_equal(d.why, RTSHIM_WHY_NOT_OURS);
 }
 
+/* RTSHIM_DISABLE: the call as the program made it (no opt-in applies), and the kernel's answer
+ * as it is, EPERM included; a thread created with a realtime attribute fails as without the
+ * shim. */
+static void test_switched_off_is_the_kernels_answer(void **state)
+{
+	(void)state;
+	struct rtshim_facts f;
+	rtshim_config_defaults(&cfg);
+	cfg.disabled = true;
+	cfg.reset_on_fork = true;
+	cfg.policy = RTSHIM_POLICY_RR;
+	rtshim_facts_init(&f, &cfg, true, FIFO, 20);
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_CALL);
+	assert_int_equal(d.policy, FIFO);
+	f = refused(FIFO, 10);
+	cfg.disabled = true;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.program_errno, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_DIRECT);
+	assert_false(rtshim_creation_runs(&cfg, EPERM));
+	assert_true(rtshim_direct_is_as_asked(&cfg));
+}
+
 /* Rule 3 */
 static void test_drops_keep_the_flag(void **state)
 {
@@ -700,6 +725,7 @@ int main(void)
 		cmocka_unit_test(test_privileged_shortcut_decides_as_the_core),
 		cmocka_unit_test(test_other_errors_are_the_kernels),
 		cmocka_unit_test(test_only_our_users_threads),
+		cmocka_unit_test(test_switched_off_is_the_kernels_answer),
 		cmocka_unit_test(test_drops_keep_the_flag),
 		cmocka_unit_test(test_priority_alone_asks_rt_only_on_rt_threads),
 		cmocka_unit_test(test_limits_are_read_only_for_rt_requests),
