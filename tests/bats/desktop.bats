@@ -35,7 +35,14 @@ Exec=$1 --new
 EOF
 }
 
-exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
+# exec_line [N]: the override's Nth Exec line (default: the first) without the sh in front that
+# runs the program plainly when rtrun is gone (checked by its own test)
+exec_line() {
+	local l
+	l=$(sed -n 's/^Exec=//p' "$O" | sed -n "${1:-1}p")
+	[[ $l == "sh -c \"command -v "*" sh "* ]] || { echo "no fallback: $l"; return; }
+	echo "${l#"sh -c \"command -v "* sh }"
+}
 
 @test "rtshim-desktop passes every rtrun option (rtrun --help) on in Exec" {
 	# a sample for each option of rtrun --help; an option rtrun gains must be added here
@@ -47,7 +54,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
 		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
 	)
-	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --help --version)
+	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --print-preload --help --version)
 	local opt args
 	run -0 "$RTRUN" --help
 	for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u); do
@@ -63,7 +70,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	[ "$(exec_line)" = 'rtrun --map offset --top 70 -vp 10 --nice-fallback --only "libjack*" /usr/lib/synth/synth %U' ]
 	run -0 "$SD" org.rtshim.Synth -q --nice-fallback=always
 	[ "$(exec_line)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth %U" ]
-	grep -qx 'Exec=rtrun -q --nice-fallback=always /usr/lib/synth/synth --new' "$O"
+	[ "$(exec_line 2)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth --new" ]
 	run -0 "$SD" --nice-fallback off org.rtshim.Synth
 	[ "$(exec_line)" = "rtrun --nice-fallback off /usr/lib/synth/synth %U" ]
 	run -0 desktop-file-validate "$O"
@@ -90,7 +97,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
-	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --help-me --vers; do
+	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --print-preload --print-p --help-me --vers; do
 		# shellcheck disable=SC2086
 		run -2 "$SD" $a org.rtshim.Synth
 		[[ $output == *"starts no program"* || $output == *"rtrun: "* ]] || { echo "$a: $output"; return 1; }
@@ -216,7 +223,7 @@ path_without_rtrun() {
 	run -0 "$SD" --refresh
 	[[ $output == *"refreshed $O"* ]]
 	[ "$(exec_line)" = "rtrun --map offset --top 70 /usr/lib/synth/synth2 %U" ]
-	grep -qx 'Exec=rtrun --map offset --top 70 /usr/lib/synth/synth2 --new' "$O"
+	[ "$(exec_line 2)" = "rtrun --map offset --top 70 /usr/lib/synth/synth2 --new" ]
 	grep -qx 'X-Rtshim-Options=--map offset --top 70' "$O"
 	run -0 desktop-file-validate "$O"
 	run -0 "$SD" --list
@@ -301,4 +308,36 @@ launch_report() {
 		grep -q '^env=LD_PRELOAD=.*librtshim.so' "$REP.out" ||
 			{ echo "no shim in Exec=$(exec_line)"; return 1; }
 	done
+}
+
+@test "an override still starts the program, plainly and with its arguments, when rtrun is gone (rtshim removed)" {
+	command -v gio >/dev/null || skip "gio not installed"
+	REP=$BATS_TEST_TMPDIR/rep
+	printf '%s\n' '#!/bin/sh' \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; env | grep -c '^LD_PRELOAD=.*librtshim.so' | sed 's/^/shim=/'; } >$REP.tmp" \
+		"mv $REP.tmp $REP.out" >"$REP"
+	chmod 755 "$REP"
+	write_entry "$REP"
+	sed -i "s|^Exec=$REP %U|Exec=$REP \"a b\" %U|" "$SRC"
+	# rtrun in PATH, as installed: Exec runs it when it is there, else drops its words
+	run -0 "$SD" -p 10 --only 'libjack*' org.rtshim.Synth
+	run -0 desktop-file-validate "$O"
+	grep -qxF "Exec=sh -c \"command -v \\\\\"\\\\\$1\\\\\" >/dev/null || shift 5; exec \\\\\"\\\\\$@\\\\\"\" sh rtrun -p 10 --only \"libjack*\" $REP \"a b\" %U" "$O"
+	local args="arg=$REP"$'\n'"arg=a b"
+	PATH="$PFX/bin:$PATH" run -0 launch_report "$O"
+	[ "$output" = "$args"$'\n'"shim=1" ]
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "$args"$'\n'"shim=0" ]
+	# an absolute --rtrun that is gone (an uninstalled prefix)
+	cp "$RTRUN" "$BATS_TEST_TMPDIR/rtrun"
+	run -0 "$SD" --rtrun "$BATS_TEST_TMPDIR/rtrun" org.rtshim.Synth
+	rm "$BATS_TEST_TMPDIR/rtrun"
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "$args"$'\n'"shim=0" ]
+	# --refresh writes the same form
+	write_entry "$REP"
+	touch -d '2001-01-01' "$SRC"
+	run -0 "$SD" --refresh
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "arg=$REP"$'\n'"shim=0" ]
 }
