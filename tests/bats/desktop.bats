@@ -341,3 +341,26 @@ launch_report() {
 	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
 	[ "$output" = "arg=$REP"$'\n'"shim=0" ]
 }
+
+@test "LD_PRELOAD in a desktop entry: rtrun --print-preload's value, quoted as rtshim(7) shows, loads the shim under gio launch" {
+	command -v gio >/dev/null || skip "gio not installed"
+	REP=$BATS_TEST_TMPDIR/rep
+	printf '%s\n' '#!/bin/sh' \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; if grep -q 'librtshim\.so' /proc/\$\$/maps; then echo shim=1; else echo shim=0; fi; } >$REP.tmp" \
+		"mv $REP.tmp $REP.out" >"$REP"
+	chmod 755 "$REP"
+	local v
+	v=$("$RTRUN" --print-preload)
+	[[ $v == *'/$LIB/rtshim/librtshim.so' ]]
+	# the line of rtshim(7), with this tree's value: $ escaped inside "...", the backslash doubled
+	grep -qF 'Exec=env "LD_PRELOAD=/usr/\\$LIB/rtshim/librtshim.so" app %U' \
+		<(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtshim.7" 2>/dev/null)
+	write_entry x
+	sed -i "s|^Exec=x %U|Exec=env \"LD_PRELOAD=${v//\$/\\\\\\\\\$}\" $REP a %U|" "$SRC"
+	run -0 desktop-file-validate "$SRC"
+	run -0 launch_report "$SRC"
+	[ "$output" = "arg=$REP"$'\n'"arg=a"$'\n'"shim=1" ]
+	# unquoted, the same value is not a valid entry
+	sed -i 's|^Exec=env "\(LD_PRELOAD=[^"]*\)"|Exec=env \1|' "$SRC"
+	run -1 desktop-file-validate "$SRC"
+}

@@ -476,6 +476,20 @@ Try 'rtrun --help' for more information." ]
 	grep -q "$odd/librtshim.so" <<<"$output"
 }
 
+@test "--print-preload: the entry rtrun puts in LD_PRELOAD, which loads the shim when a launcher sets it" {
+	run -0 --separate-stderr as_user "$RTRUN" --print-preload
+	[ "$output" = "$SHIMVAL" ]
+	[ -z "$stderr" ]
+	run -0 as_user env -u LD_PRELOAD "$RTRUN" printenv LD_PRELOAD
+	[ "$output" = "$SHIMVAL" ]
+	# the loader expands $LIB: this architecture's shim is mapped
+	run -0 --separate-stderr as_user env LD_PRELOAD="$SHIMVAL" cat /proc/self/maps
+	grep -q " $(readlink -f "$SHIM")\$" <<<"$output"
+	[ -z "$stderr" ]
+	run -125 "$RTRUN" --print-preload true
+	[[ $output == *"--print-preload goes alone"* ]]
+}
+
 # ---------------------------------------------------------------------------------------------
 # Programs the shim cannot reach: warned about before exec
 
@@ -1108,7 +1122,7 @@ ask() {
 		RTSHIM_LOG RTSHIM_TIMEOUT_MS \
 		RTSHIM_RTTIME_US RTSHIM_RESET_ON_FORK RTSHIM_STRICT RTSHIM_POLICY RTSHIM_TRACE \
 		--map --top --runaway --inherit RTSHIM_PRIO_MAP RTSHIM_TOP RTSHIM_RUNAWAY RTSHIM_INHERIT \
-		--status --pairs --nice-fallback "-f N" "-r N" \
+		--status --pairs --print-preload --nice-fallback "-f N" "-r N" \
 		"EXIT STATUS" 125 126 127 "rtshim(7)"; do
 		[[ $text == *"$o"* ]] || { echo "rtrun(1) lacks $o"; return 1; }
 	done
