@@ -22,6 +22,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "asked.h"
 #include "budget.h"
 #include "client.h"
 #include "decide.h"
@@ -172,6 +173,7 @@ static const struct rtshim_request_ops production = {
 	.budget_end = rtshim_budget_end,
 	.budget_rt_thread_gone = rtshim_budget_rt_thread_gone,
 	.budget_raise_granted = rtshim_budget_raise_granted,
+	.record_asked = rtshim_asked_record,
 };
 
 /* ---- the decide-and-do loop -------------------------------------------------------------- */
@@ -339,10 +341,15 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 		   const struct rtshim_facts *f, const struct rtshim_decision *d,
 		   const struct rtshim_client_v1 *client, bool nice_got)
 {
-	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
+	int asked_policy = (rtshim_req_has_policy(r) ? r->policy : f->cur_policy) & ~SCHED_RESET_ON_FORK;
+	const char *asked = rtshim_policy_name(asked_policy);
 	int prio = f->prio, tid = (int)f->tid;
 	char why[200];
 
+	/* what rtrun --status shows beside what the thread has */
+	if (ops->record_asked && (d->why == RTSHIM_WHY_GRANTED || d->why == RTSHIM_WHY_KEPT_FLAG ||
+				  d->why == RTSHIM_WHY_ALREADY || d->why == RTSHIM_WHY_LOWERED))
+		ops->record_asked(f->tid, asked_policy, prio);
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:
 		return;

@@ -92,6 +92,8 @@ struct rtshim_request_ops {
 	void (*budget_end)(void);
 	void (*budget_rt_thread_gone)(void);
 	void (*budget_raise_granted)(pid_t tid, int prio);
+	/* the shim served thread `tid`'s request for `policy` at `prio` (shim/asked.h); NULL: none */
+	void (*record_asked)(pid_t tid, int policy, int prio);
 };
 
 /* The request `r` whose direct call returned `direct` (a negative errno), carried on with `ops`

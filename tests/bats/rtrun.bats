@@ -830,15 +830,40 @@ ask() {
 	run -1 as_user "$RTRUN" --status 2147483647
 }
 
+@test "--status: what each thread the shim served asked for, beside what it has (asked FIFO 70, has RR 20)" {
+	local rt=$WORK/runtime.$BATS_TEST_NUMBER
+	mkdir -m 700 "$rt"
+	chown "$TEST_USER" "$rt"
+	bg_run env XDG_RUNTIME_DIR="$rt" "$RTRUN" "$PROBES/shim-script"
+	ask 'self 70'
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs "$PID"
+	[[ $output == *"  thread tid=$PID comm=shim-script policy=SCHED_RR|SCHED_RESET_ON_FORK prio=$MAXPRIO nice=0 cpu_ms="*" state=realtime asked=SCHED_FIFO/70"* ]]
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status "$PID"
+	[ "${lines[1]}" = "  TID      THREAD           POLICY                       PRIO NICE   CPU-MS  STATE          ASKED" ]
+	[[ ${lines[2]} =~ ^\ \ $PID\ +shim-script\ +SCHED_RR\|SCHED_RESET_ON_FORK\ +$MAXPRIO\ +0\ +[0-9]+\ \ realtime\ +FIFO\ 70$ ]]
+	# the program's next request (a drop) is what it asked last
+	ask 'drop'
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs "$PID"
+	[[ $output == *"thread tid=$PID "*" state=realtime-ended asked=SCHED_OTHER/0"* ]]
+	# the record is the user's, and the program keeps no descriptor of it
+	[ "$(stat -c '%U %a' "$rt/rtshim" "$rt/rtshim/$PID" | tr '\n' ' ')" = "$TEST_USER 700 $TEST_USER 600 " ]
+	run -0 ls -l "/proc/$PID/fd"
+	[[ $output != *"$rt"* ]]
+	# lines of an earlier process with this PID (another start time) are not this one's
+	echo "1 $PID FIFO 99" >"$rt/rtshim/$PID"
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs "$PID"
+	[[ $output == *"thread tid=$PID "*" asked=-"* ]]
+}
+
 @test "--status: a table like chrt -p's words; a thread at rtkit's maximum is said to may have asked for more" {
 	bg_run "$RTRUN" "$PROBES/shim-script"
 	ask 'self 70'
 	run -0 --separate-stderr as_user "$RTRUN" --status "$PID"
 	[ -z "$stderr" ]
 	[ "${lines[0]}" = "process $PID (shim-script) of user $TEST_USER, with the shim: 1 of 1 thread realtime, RLIMIT_RTTIME $((RTTIME_MAX * 8 / 10))/$RTTIME_MAX us (soft/hard)" ]
-	[ "${lines[1]}" = "  TID      THREAD           POLICY                       PRIO NICE   CPU-MS  STATE" ]
-	[[ ${lines[2]} =~ ^\ \ $PID\ +shim-script\ +SCHED_RR\|SCHED_RESET_ON_FORK\ +$MAXPRIO\ +0\ +[0-9]+\ \ realtime$ ]]
-	[ "${lines[3]}" = "Priority $MAXPRIO is rtkit's maximum: a thread that asked for more (jackd -P 70, say) was lowered to it (rtrun -v COMMAND shows what each thread asked for and got; --map scale or --map offset keep the order of priorities)." ]
+	[ "${lines[1]}" = "  TID      THREAD           POLICY                       PRIO NICE   CPU-MS  STATE          ASKED" ]
+	[[ ${lines[2]} =~ ^\ \ $PID\ +shim-script\ +SCHED_RR\|SCHED_RESET_ON_FORK\ +$MAXPRIO\ +0\ +[0-9]+\ \ realtime\ +(-|FIFO\ 70)$ ]]
+	[ "${lines[3]}" = "Priority $MAXPRIO is rtkit's maximum: a thread that asked for more (jackd -P 70, say) was lowered to it (ASKED: what the shim recorded it asked for; --map scale or --map offset keep the order of priorities)." ]
 	# below the maximum: no such note
 	ask 'self 5'
 	run -0 as_user "$RTRUN" --status "$PID"
