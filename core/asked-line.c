@@ -31,12 +31,17 @@ bool rtshim_asked_parse(const char *line, struct rtshim_asked *a)
 	char *end;
 	const char *p = line;
 
+	/* numbers as written: digits only (strto* would take blanks and signs) */
+	if (*p < '0' || *p > '9')
+		return false;
 	a->start = strtoull(p, &end, 10);
-	if (end == p || *end != ' ')
+	if (*end != ' ')
 		return false;
 	p = end + 1;
+	if (*p < '0' || *p > '9')
+		return false;
 	long tid = strtol(p, &end, 10);
-	if (end == p || *end != ' ' || tid <= 0)
+	if (*end != ' ' || tid <= 0)
 		return false;
 	a->tid = (pid_t)tid;
 	p = end + 1;
@@ -49,7 +54,11 @@ bool rtshim_asked_parse(const char *line, struct rtshim_asked *a)
 		if (strlen(name) == (size_t)(sp - p) && !memcmp(name, p, (size_t)(sp - p)))
 			a->policy = policies[i];
 	}
+	if (a->policy < 0 || sp[1] < '0' || sp[1] > '9')
+		return false;
 	long prio = strtol(sp + 1, &end, 10);
-	return a->policy >= 0 && end != sp + 1 && *end == '\0' && prio >= 0 && prio <= 99 &&
-	       (a->prio = (int)prio, true);
+	if (*end != '\0' || prio > 99)
+		return false;
+	a->prio = (int)prio;
+	return true;
 }
