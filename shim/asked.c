@@ -29,6 +29,12 @@ void rtshim_asked_record(pid_t tid, int policy, int prio)
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0)
 		return;
+	/* a program that closed a standard descriptor writes there expecting EBADF: never let
+	 * its write land in the record */
+	if (fd <= 2) {
+		close(fd);
+		return;
+	}
 	if (fstat(fd, &st) == 0 && st.st_size > ASKED_FILE_MAX && ftruncate(fd, 0) < 0) {
 		close(fd);
 		return;
