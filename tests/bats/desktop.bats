@@ -310,13 +310,19 @@ launch_report() {
 	done
 }
 
-@test "an override still starts the program, plainly and with its arguments, when rtrun is gone (rtshim removed)" {
-	command -v gio >/dev/null || skip "gio not installed"
+# write_reporter: REP, a program that writes its arguments and whether the shim is mapped in it
+# (shim=1/0) to $REP.out
+write_reporter() {
 	REP=$BATS_TEST_TMPDIR/rep
 	printf '%s\n' '#!/bin/sh' \
-		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; env | grep -c '^LD_PRELOAD=.*librtshim.so' | sed 's/^/shim=/'; } >$REP.tmp" \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; if grep -q 'librtshim\.so' /proc/\$\$/maps; then echo shim=1; else echo shim=0; fi; } >$REP.tmp" \
 		"mv $REP.tmp $REP.out" >"$REP"
 	chmod 755 "$REP"
+}
+
+@test "an override still starts the program, plainly and with its arguments, when rtrun is gone (rtshim removed)" {
+	command -v gio >/dev/null || skip "gio not installed"
+	write_reporter
 	write_entry "$REP"
 	sed -i "s|^Exec=$REP %U|Exec=$REP \"a b\" %U|" "$SRC"
 	# rtrun in PATH, as installed: Exec runs it when it is there, else drops its words
@@ -344,11 +350,7 @@ launch_report() {
 
 @test "LD_PRELOAD in a desktop entry: rtrun --print-preload's value, quoted as rtshim(7) shows, loads the shim under gio launch" {
 	command -v gio >/dev/null || skip "gio not installed"
-	REP=$BATS_TEST_TMPDIR/rep
-	printf '%s\n' '#!/bin/sh' \
-		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; if grep -q 'librtshim\.so' /proc/\$\$/maps; then echo shim=1; else echo shim=0; fi; } >$REP.tmp" \
-		"mv $REP.tmp $REP.out" >"$REP"
-	chmod 755 "$REP"
+	write_reporter
 	local v
 	v=$("$RTRUN" --print-preload)
 	[[ $v == *'/$LIB/rtshim/librtshim.so' ]]
