@@ -140,16 +140,23 @@ path_without_rtrun() {
 	echo "$d"
 }
 
-@test "the launcher script of README and rtrun(1) runs the program through rtrun, and plainly without rtrun" {
+@test "the launcher script of README, rtrun(1) and rtshim-desktop(1) runs the program through rtrun, and plainly without rtrun" {
 	local script=$BATS_TEST_TMPDIR/app man line
 	# README's sh block that starts with #!/bin/sh; the program: printenv, which shows LD_PRELOAD
 	awk '/^```sh$/ { getline; if ($0 == "#!/bin/sh") p = 1 } p && /^```$/ { exit } p' \
 		"$RTSHIM_ROOT/README.md" >"$script"
 	grep -q 'rtrun /usr/lib/app/app' "$script"
-	# rtrun(1) shows the same lines
-	man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
+	# rtrun(1), rtshim-desktop(1) and rtshim-desktop --help show the same lines
+	local page text
+	for page in rtrun.1 rtshim-desktop.1; do
+		man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/$page" 2>/dev/null)
+		while IFS= read -r line; do
+			[[ $man == *"$line"* ]] || { echo "$page lacks: $line"; return 1; }
+		done <"$script"
+	done
+	text=$("$SD" --help)
 	while IFS= read -r line; do
-		[[ $man == *"$line"* ]] || { echo "rtrun(1) lacks: $line"; return 1; }
+		[[ $text == *"$line"* ]] || { echo "rtshim-desktop --help lacks: $line"; return 1; }
 	done <"$script"
 	sed -i "s|/usr/lib/app/app|/usr/bin/printenv|g" "$script"
 	chmod 755 "$script"
