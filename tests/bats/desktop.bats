@@ -336,17 +336,17 @@ write_reporter() {
 	run -0 "$SD" -p 10 --only 'libjack*' org.rtshim.Synth
 	run -0 desktop-file-validate "$O"
 	grep -qxF "Exec=sh -c \"command -v \\\\\"\\\\\$1\\\\\" >/dev/null || shift 5; exec \\\\\"\\\\\$@\\\\\"\" sh rtrun -p 10 --only \"libjack*\" $REP \"a b\" %U" "$O"
-	local args="arg=$REP"$'\n'"arg=a b"
+	local started="arg=$REP"$'\n'"arg=a b"
 	PATH="$PFX/bin:$PATH" run -0 launch_report "$O"
-	[ "$output" = "$args"$'\n'"shim=1" ]
+	[ "$output" = "$started"$'\n'"shim=1" ]
 	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
-	[ "$output" = "$args"$'\n'"shim=0" ]
+	[ "$output" = "$started"$'\n'"shim=0" ]
 	# an absolute --rtrun that is gone (an uninstalled prefix)
 	cp "$RTRUN" "$BATS_TEST_TMPDIR/rtrun"
 	run -0 "$SD" --rtrun "$BATS_TEST_TMPDIR/rtrun" org.rtshim.Synth
 	rm "$BATS_TEST_TMPDIR/rtrun"
 	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
-	[ "$output" = "$args"$'\n'"shim=0" ]
+	[ "$output" = "$started"$'\n'"shim=0" ]
 	# --refresh writes the same form
 	write_entry "$REP"
 	touch -d '2001-01-01' "$SRC"
