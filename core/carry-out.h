@@ -114,7 +114,9 @@ struct rtshim_request_ops {
 	void (*find_target)(const struct rtshim_req *r, struct rtshim_request_target *t);
 	void (*in_flight)(struct rtshim_thread *self, bool begin);
 	void (*update_flags)(const struct rtshim_req *r, const struct rtshim_request_target *t,
-			     int set, int clear);
+			     int set, int clear);	/* the shim served thread `tid`'s request for `policy` at `prio`, for rtrun --status
+	 * (shim/asked.h); NULL: none */
+	void (*record_asked)(pid_t tid, int policy, int prio);
 };
 
 /* What the loop came to. */

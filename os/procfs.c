@@ -68,6 +68,29 @@ static int status_pid_field(pid_t pid, const char *field, long min, pid_t *out)
 	return 0;
 }
 
+int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks)
+{
+	char path[64], buf[1024];
+	if (pid)
+		rtshim_format(path, sizeof path, "/proc/%d/stat", (int)pid);
+	else
+		rtshim_format(path, sizeof path, "/proc/self/stat");
+	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	/* after the name (which may hold anything), field 3 on; starttime is field 22 */
+	const char *p = strrchr(buf, ')');
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || p[1] < '0' || p[1] > '9')
+		return -EIO;
+	unsigned long long v = 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	*ticks = v;
+	return 0;
+}
+
 int rtshim_proc_tgid(pid_t tid, pid_t *tgid)
 {
 	return status_pid_field(tid, "\nTgid:", 1, tgid);

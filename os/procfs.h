@@ -18,6 +18,11 @@ int rtshim_proc_tgid(pid_t tid, pid_t *tgid);
 /* Parent of a process, from /proc/PID/status.  0 or -errno. */
 int rtshim_proc_ppid(pid_t pid, pid_t *ppid);
 
+/* When process `pid` (0: this one) started, in clock ticks after boot (/proc/PID/stat's
+ * starttime): with the PID, a name for the process that a later one with its PID does not have.
+ * 0 or -errno. */
+int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks);
+
 /* Owner uid of /proc/PID (what rtkit checks).  0 or -errno. */
 int rtshim_proc_owner(pid_t pid, uid_t *uid);
 

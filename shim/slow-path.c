@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "asked.h"
 #include "budget.h"
 #include "busy.h"
 #include "client.h"
@@ -121,6 +122,7 @@ static const struct rtshim_request_ops production = {
 	.nice_instead = rtshim_nice_instead,
 	.budget = &budget,
 	.record = rtshim_record_outcome,
+	.record_asked = rtshim_asked_record,
 	.find_target = find_target,
 	.in_flight = in_flight,
 	.update_flags = rtshim_record_update,
@@ -145,9 +147,15 @@ static void report(const struct rtshim_request_ops *ops, const struct rtshim_req
 	const struct rtshim_facts *f = &out->f;
 	const struct rtshim_decision *d = &out->d;
 	bool nice_got = out->nice_got;
-	const char *asked = rtshim_policy_name(rtshim_req_has_policy(r) ? r->policy : f->cur_policy);
+	int asked_policy = (rtshim_req_has_policy(r) ? r->policy : f->cur_policy) & ~SCHED_RESET_ON_FORK;
+	const char *asked = rtshim_policy_name(asked_policy);
 	int prio = f->prio, tid = (int)f->tid;
 	char why[320];
+
+	/* what rtrun --status shows beside what the thread has */
+	if (ops->record_asked && (d->why == RTSHIM_WHY_GRANTED || d->why == RTSHIM_WHY_KEPT_FLAG ||
+				  d->why == RTSHIM_WHY_ALREADY || d->why == RTSHIM_WHY_LOWERED))
+		ops->record_asked(f->tid, asked_policy, prio);
 
 	switch (d->why) {
 	case RTSHIM_WHY_DIRECT:

@@ -33,6 +33,7 @@ enum {
 	OPT_REQUIRE_RT,
 	OPT_STATUS,
 	OPT_PAIRS,
+	OPT_PRINT_PRELOAD,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +59,7 @@ static const struct option longopts[] = {
 	{ "require-rt", no_argument, NULL, OPT_REQUIRE_RT },
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "pairs", no_argument, NULL, OPT_PAIRS },
+	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -69,6 +71,7 @@ static void usage(void)
 	      "       rtrun --check [OPTIONS] [PROGRAM]\n"
 	      "       rtrun --pid ID -p N [-a] [OPTIONS]\n"
 	      "       rtrun --status [--pairs] [PID]     (or: rtrun --pid PID)\n"
+	      "       rtrun --print-preload\n"
 	      "\n"
 	      "Run COMMAND with librtshim.so preloaded, so that its own requests for realtime\n"
 	      "scheduling (SCHED_FIFO/SCHED_RR) succeed through rtkit-daemon when the kernel\n"
@@ -131,6 +134,8 @@ static void usage(void)
 	      "                       and each thread's policy, priority, nice level and state\n"
 	      "                       (realtime, realtime-ended, nice-instead, normal), a table\n"
 	      "      --pairs          with --status: key=value lines, for scripts\n"
+	      "      --print-preload  print the LD_PRELOAD entry rtrun adds (for launchers that\n"
+	      "                       set LD_PRELOAD themselves) and exit\n"
 	      "  -h, --help           show this help and exit\n"
 	      "  -V, --version        show the version and exit\n"
 	      "\n"
@@ -307,6 +312,7 @@ static int one_option(int c, int argc, char **argv, struct rtrun_options *o)
 	case OPT_REQUIRE_RT: o->require_rt = true; return -1;
 	case OPT_STATUS: o->status = true; return -1;
 	case OPT_PAIRS: o->status_pairs = true; return -1;
+	case OPT_PRINT_PRELOAD: o->print_preload = true; return -1;
 	case 'h': usage(); return 0;
 	case 'V': printf("rtrun (rtshim) %s\n", RTSHIM_VERSION); return 0;
 	case ':': return usage_error("option '%s' requires an argument", argv[optind - 1]);
@@ -382,6 +388,11 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	rtrun_set_verbosity(o.verbose);
+	if (o.print_preload) {
+		if (argc != 2)
+			return usage_error("%s", "--print-preload goes alone");
+		return rtrun_print_preload();
+	}
 	if (o.status || (o.pid && !o.priority && !o.check))
 		return status_mode(&o, argc, argv);
 	if (o.status_pairs)

@@ -50,6 +50,7 @@ struct rtrun_options {
 	bool status;           /* --status */
 	pid_t status_pid;      /* --status PID; 0 = every process of the user with the shim */
 	bool status_pairs;     /* --pairs: --status as key=value lines, for scripts */
+	bool print_preload;    /* --print-preload */
 	pid_t pid;             /* --pid ID (a process or one of its threads); 0 = not given */
 	bool all_tasks;        /* -a: --pid acts on every thread of the process */
 	bool require_rt;       /* --require-rt: a failed -p is an error, COMMAND does not run */
@@ -184,6 +185,10 @@ const char *rtrun_config_off_source(void);
 
 /* The policy -p N asks for: chrt's -f/-r, else --policy, else SCHED_RR (what rtkit grants). */
 int rtrun_priority_policy(const struct rtrun_options *o);
+
+/* `rtrun --print-preload`: the LD_PRELOAD entry rtrun puts first (the $LIB form where the
+ * installation allows it, so that one value serves every architecture), one line; exit status. */
+int rtrun_print_preload(void);
 
 /* Everything for `rtrun [OPTIONS] COMMAND...`; returns only on failure (exit status). */
 int rtrun_run(const struct rtrun_options *o, char **argv);

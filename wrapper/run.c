@@ -187,6 +187,34 @@ static bool main_thread_realtime(const struct rtrun_options *o, const struct rts
 static int run_switched_off(const struct rtrun_options *o, const struct rtshim_config *cfg,
 			    char **argv);
 static int exec_command(char **argv);
+/* Find the shim, or say why it cannot be preloaded: 0 or -1. */
+static int locate_shim_or_say(struct rtrun_shim *shim)
+{
+	int r = rtrun_locate_shim(shim);
+
+	if (r == -ENOENT) {
+		rtrun_log(RTRUN_ERROR, "cannot find %s (looked for %s%s%s)", RTRUN_SHIM_FILE,
+			  shim->tried[0][0] ? shim->tried[0] : "", shim->tried[0][0] && shim->tried[1][0]
+			  ? " and " : "", shim->tried[1]);
+		return -1;
+	}
+	if (r < 0) {
+		rtrun_log(RTRUN_ERROR, "the path of %s (%s) contains a space or a colon, which "
+			  "LD_PRELOAD cannot carry: install rtshim under another prefix", RTRUN_SHIM_FILE,
+			  shim->value);
+		return -1;
+	}
+	return 0;
+}
+
+int rtrun_print_preload(void)
+{
+	struct rtrun_shim shim;
+
+	if (locate_shim_or_say(&shim) < 0)
+		return RTRUN_EXIT_ERROR;
+	return printf("%s\n", shim.value) < 0 || fflush(stdout) ? RTRUN_EXIT_ERROR : 0;
+}
 
 int rtrun_run(const struct rtrun_options *o, char **argv)
 {
@@ -203,19 +231,8 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 	if (cfg.disabled)
 		return run_switched_off(o, &cfg, argv);
 
-	r = rtrun_locate_shim(&shim);
-	if (r == -ENOENT) {
-		rtrun_log(RTRUN_ERROR, "cannot find %s (looked for %s%s%s)", RTRUN_SHIM_FILE,
-			  shim.tried[0][0] ? shim.tried[0] : "", shim.tried[0][0] && shim.tried[1][0]
-			  ? " and " : "", shim.tried[1]);
+	if (locate_shim_or_say(&shim) < 0)
 		return RTRUN_EXIT_ERROR;
-	}
-	if (r < 0) {
-		rtrun_log(RTRUN_ERROR, "the path of %s (%s) contains a space or a colon, which "
-			  "LD_PRELOAD cannot carry: install rtshim under another prefix", RTRUN_SHIM_FILE,
-			  shim.value);
-		return RTRUN_EXIT_ERROR;
-	}
 
 	resolved = rtrun_resolve_command(argv[0], path, sizeof path);
 	if (resolved == 0)

@@ -15,6 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "asked-line.h"
+#include "format.h"
 #include "procfs.h"
 #include "rtkit-client.h"
 #include "rtrun.h"
@@ -79,14 +81,55 @@ static void comm_word(pid_t pid, pid_t tid, char *buf, size_t size)
 			*c = '_';
 }
 
-/* What one process shows: its threads as the kernel has them. */
+/* What one process shows: its threads as the kernel has them, and what the shim recorded they
+ * asked for (policy -1: nothing recorded). */
 struct thread_row {
 	pid_t tid;
 	char comm[64], policy[64];
 	int prio, nice;
 	long long cpu_ms;
 	const char *state;
+	struct rtshim_asked asked;
 };
+
+/* What the threads of process `pid` asked for, from the shim's record (shim/asked.h) in the
+ * runtime directory of the process's user: the last line of each thread of this process. */
+static void read_asked(pid_t pid, struct thread_row *rows, size_t n)
+{
+	char dir[64], path[PATH_MAX], line[128];
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	unsigned long long start;
+	struct rtshim_asked a;
+	uid_t owner;
+	FILE *f;
+
+	if (rtshim_proc_owner(pid, &owner) < 0 || rtshim_proc_start_time(pid, &start) < 0)
+		return;
+	if (owner != getuid() || !runtime) { /* root looking at another user's: theirs */
+		snprintf(dir, sizeof dir, "/run/user/%u", (unsigned)owner);
+		runtime = dir;
+	}
+	if (!rtshim_asked_path(runtime, pid, path, sizeof path) || !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!rtshim_asked_parse(line, &a) || a.start != start)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].tid == a.tid)
+				rows[i].asked = a;
+	}
+	fclose(f);
+}
+
+/* "FIFO 70" (the table) or "SCHED_FIFO/70" (--pairs), or "-": nothing recorded. */
+static const char *asked_text(const struct rtshim_asked *a, bool pairs, char *buf, size_t size)
+{
+	if (a->policy < 0)
+		return "-";
+	snprintf(buf, size, pairs ? "SCHED_%s/%d" : "%s %d", rtshim_policy_name(a->policy), a->prio);
+	return buf;
+}
 
 static bool read_thread(pid_t pid, pid_t tid, struct thread_row *t)
 {
@@ -103,6 +146,7 @@ static bool read_thread(pid_t pid, pid_t tid, struct thread_row *t)
 	rtrun_policy_text(policy, t->policy, sizeof t->policy);
 	t->cpu_ms = cpu_ms(pid, tid);
 	t->state = state_of(policy, t->nice);
+	t->asked.policy = -1;
 	return true;
 }
 
@@ -129,9 +173,10 @@ static void print_process(pid_t pid, int shim, bool pairs, const struct thread_r
 			       rtrun_rlim_text(rl.rlim_max, b2, sizeof b2));
 		printf(" threads=%zu realtime=%zu\n", n, rt);
 		for (size_t i = 0; i < n; i++)
-			printf("  thread tid=%d comm=%s policy=%s prio=%d nice=%d cpu_ms=%lld state=%s\n",
+			printf("  thread tid=%d comm=%s policy=%s prio=%d nice=%d cpu_ms=%lld state=%s asked=%s\n",
 			       (int)rows[i].tid, rows[i].comm, rows[i].policy, rows[i].prio,
-			       rows[i].nice, rows[i].cpu_ms, rows[i].state);
+			       rows[i].nice, rows[i].cpu_ms, rows[i].state,
+			       asked_text(&rows[i].asked, true, b1, sizeof b1));
 		return;
 	}
 	printf("process %d (%s) of user %s, %s the shim: %zu of %zu thread%s realtime", (int)pid,
@@ -142,11 +187,12 @@ static void print_process(pid_t pid, int shim, bool pairs, const struct thread_r
 		printf(", RLIMIT_RTTIME %s/%s us (soft/hard)",
 		       rtrun_rlim_text(rl.rlim_cur, b1, sizeof b1),
 		       rtrun_rlim_text(rl.rlim_max, b2, sizeof b2));
-	printf("\n  %-8s %-16s %-28s %4s %4s %8s  %s\n", "TID", "THREAD", "POLICY", "PRIO", "NICE",
-	       "CPU-MS", "STATE");
+	printf("\n  %-8s %-16s %-28s %4s %4s %8s  %-14s %s\n", "TID", "THREAD", "POLICY", "PRIO",
+	       "NICE", "CPU-MS", "STATE", "ASKED");
 	for (size_t i = 0; i < n; i++)
-		printf("  %-8d %-16s %-28s %4d %4d %8lld  %s\n", (int)rows[i].tid, rows[i].comm,
-		       rows[i].policy, rows[i].prio, rows[i].nice, rows[i].cpu_ms, rows[i].state);
+		printf("  %-8d %-16s %-28s %4d %4d %8lld  %-14s %s\n", (int)rows[i].tid, rows[i].comm,
+		       rows[i].policy, rows[i].prio, rows[i].nice, rows[i].cpu_ms, rows[i].state,
+		       asked_text(&rows[i].asked, false, b1, sizeof b1));
 }
 
 static void show(pid_t pid, int shim, bool pairs)
@@ -167,8 +213,10 @@ static void show(pid_t pid, int shim, bool pairs)
 			}
 			n++;
 		}
-	if (rows)
+	if (rows) {
+		read_asked(pid, rows, n);
 		print_process(pid, shim, pairs, rows, n, rt);
+	}
 	free(rows);
 	free(tids);
 }
@@ -184,7 +232,7 @@ static void explain_top(void)
 	    shown_top_prio != lim.max_realtime_priority)
 		return;
 	printf("\nPriority %d is rtkit's maximum: a thread that asked for more (jackd -P 70, say) "
-	       "was lowered to it (rtrun -v COMMAND shows what each thread asked for and got; "
+	       "was lowered to it (ASKED: what the shim recorded it asked for; "
 	       "--map scale or --map offset keep the order of priorities).\n", shown_top_prio);
 }
 

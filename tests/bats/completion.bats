@@ -19,10 +19,11 @@ setup() {
 }
 
 # complete LINE: COMPREPLY, one per line, for the command line LINE (cursor at its end) in a
-# fresh bash with bash-completion and the completion of LINE's command loaded.
+# fresh bash with bash-completion and the completion of LINE's command loaded (COMPLETE_PATH: its
+# PATH, if given).
 complete_line() {
 	local cmd=${1%% *}
-	PATH="$BATS_TEST_TMPDIR/bin:$PFX/bin:$RTSHIM_ROOT/scripts:/usr/sbin:/usr/bin:/sbin:/bin" \
+	PATH="${COMPLETE_PATH:-$BATS_TEST_TMPDIR/bin:$PFX/bin:$RTSHIM_ROOT/scripts:/usr/sbin:/usr/bin:/sbin:/bin}" \
 		XDG_DATA_DIRS="$BATS_TEST_TMPDIR/xdg" XDG_DATA_HOME="$BATS_TEST_TMPDIR/home" \
 		bash --norc --noprofile -c '
 		source "$1"
@@ -100,6 +101,23 @@ complete_line() {
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "clamp offset scale " ]
 	run -0 complete_line "rtshim-desktop -p 10 org.rtshim.S"
 	[ "$output" = org.rtshim.Synth ]
+}
+
+@test "completions sourced from a source tree, rtrun not installed: rtrun's options from the tree's build" {
+	local tree=$BATS_TEST_TMPDIR/tree
+	mkdir -p "$tree/completions" "$tree/build/bin"
+	cp "$RTSHIM_ROOT"/completions/* "$tree/completions/"
+	ln -s "$RTRUN" "$tree/build/bin/rtrun"
+	# a PATH with the machine's programs but rtrun (rtshim may be installed here)
+	local nortrun=$BATS_TEST_TMPDIR/nortrun f
+	mkdir -p "$nortrun"
+	for f in /usr/bin/* /bin/*; do
+		[[ ${f##*/} == rtrun || -e $nortrun/${f##*/} ]] || ln -s "$f" "$nortrun/${f##*/}"
+	done
+	RTSHIM_ROOT=$tree COMPLETE_PATH=$nortrun run -0 complete_line "rtrun --ma"
+	[ "$output" = --map ]
+	RTSHIM_ROOT=$tree COMPLETE_PATH=$nortrun run -0 complete_line "rtshim-desktop --ma"
+	[ "$output" = --map ]
 }
 
 @test "make install puts the completions where bash-completion loads them; the rtshim package ships them" {

@@ -35,7 +35,14 @@ Exec=$1 --new
 EOF
 }
 
-exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
+# exec_line [N]: the override's Nth Exec line (default: the first) without the sh in front that
+# runs the program plainly when rtrun is gone (checked by its own test)
+exec_line() {
+	local l
+	l=$(sed -n 's/^Exec=//p' "$O" | sed -n "${1:-1}p")
+	[[ $l == "sh -c \"command -v "*" sh "* ]] || { echo "no fallback: $l"; return; }
+	echo "${l#"sh -c \"command -v "* sh }"
+}
 
 @test "rtshim-desktop passes every rtrun option (rtrun --help) on in Exec" {
 	# a sample for each option of rtrun --help; an option rtrun gains must be added here
@@ -47,7 +54,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
 		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
 	)
-	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --help --version)
+	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --print-preload --help --version)
 	local opt args
 	run -0 "$RTRUN" --help
 	for opt in $(grep -oE -- '--[a-z][a-z-]+' <<<"$output" | sort -u); do
@@ -63,7 +70,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 	[ "$(exec_line)" = 'rtrun --map offset --top 70 -vp 10 --nice-fallback --only "libjack*" /usr/lib/synth/synth %U' ]
 	run -0 "$SD" org.rtshim.Synth -q --nice-fallback=always
 	[ "$(exec_line)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth %U" ]
-	grep -qx 'Exec=rtrun -q --nice-fallback=always /usr/lib/synth/synth --new' "$O"
+	[ "$(exec_line 2)" = "rtrun -q --nice-fallback=always /usr/lib/synth/synth --new" ]
 	run -0 "$SD" --nice-fallback off org.rtshim.Synth
 	[ "$(exec_line)" = "rtrun --nice-fallback off /usr/lib/synth/synth %U" ]
 	run -0 desktop-file-validate "$O"
@@ -90,7 +97,7 @@ exec_line() { sed -n 's/^Exec=//p' "$O" | head -n 1; }
 
 @test "rtshim-desktop refuses options that start no program and bad ones, with rtrun's reason (exit 2)" {
 	local a
-	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --help-me --vers; do
+	for a in --check --ch "--pid 1" --pid=1 --status --pairs --all-tasks -a -va --print-preload --print-p --help-me --vers; do
 		# shellcheck disable=SC2086
 		run -2 "$SD" $a org.rtshim.Synth
 		[[ $output == *"starts no program"* || $output == *"rtrun: "* ]] || { echo "$a: $output"; return 1; }
@@ -133,16 +140,23 @@ path_without_rtrun() {
 	echo "$d"
 }
 
-@test "the launcher script of README and rtrun(1) runs the program through rtrun, and plainly without rtrun" {
+@test "the launcher script of README, rtrun(1) and rtshim-desktop(1) runs the program through rtrun, and plainly without rtrun" {
 	local script=$BATS_TEST_TMPDIR/app man line
 	# README's sh block that starts with #!/bin/sh; the program: printenv, which shows LD_PRELOAD
 	awk '/^```sh$/ { getline; if ($0 == "#!/bin/sh") p = 1 } p && /^```$/ { exit } p' \
 		"$RTSHIM_ROOT/README.md" >"$script"
 	grep -q 'rtrun /usr/lib/app/app' "$script"
-	# rtrun(1) shows the same lines
-	man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtrun.1" 2>/dev/null)
+	# rtrun(1), rtshim-desktop(1) and rtshim-desktop --help show the same lines
+	local page text
+	for page in rtrun.1 rtshim-desktop.1; do
+		man=$(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/$page" 2>/dev/null)
+		while IFS= read -r line; do
+			[[ $man == *"$line"* ]] || { echo "$page lacks: $line"; return 1; }
+		done <"$script"
+	done
+	text=$("$SD" --help)
 	while IFS= read -r line; do
-		[[ $man == *"$line"* ]] || { echo "rtrun(1) lacks: $line"; return 1; }
+		[[ $text == *"$line"* ]] || { echo "rtshim-desktop --help lacks: $line"; return 1; }
 	done <"$script"
 	sed -i "s|/usr/lib/app/app|/usr/bin/printenv|g" "$script"
 	chmod 755 "$script"
@@ -216,7 +230,7 @@ path_without_rtrun() {
 	run -0 "$SD" --refresh
 	[[ $output == *"refreshed $O"* ]]
 	[ "$(exec_line)" = "rtrun --map offset --top 70 /usr/lib/synth/synth2 %U" ]
-	grep -qx 'Exec=rtrun --map offset --top 70 /usr/lib/synth/synth2 --new' "$O"
+	[ "$(exec_line 2)" = "rtrun --map offset --top 70 /usr/lib/synth/synth2 --new" ]
 	grep -qx 'X-Rtshim-Options=--map offset --top 70' "$O"
 	run -0 desktop-file-validate "$O"
 	run -0 "$SD" --list
@@ -301,4 +315,61 @@ launch_report() {
 		grep -q '^env=LD_PRELOAD=.*librtshim.so' "$REP.out" ||
 			{ echo "no shim in Exec=$(exec_line)"; return 1; }
 	done
+}
+
+# write_reporter: REP, a program that writes its arguments and whether the shim is mapped in it
+# (shim=1/0) to $REP.out
+write_reporter() {
+	REP=$BATS_TEST_TMPDIR/rep
+	printf '%s\n' '#!/bin/sh' \
+		"{ printf 'arg=%s\n' \"\$0\" \"\$@\"; if grep -q 'librtshim\.so' /proc/\$\$/maps; then echo shim=1; else echo shim=0; fi; } >$REP.tmp" \
+		"mv $REP.tmp $REP.out" >"$REP"
+	chmod 755 "$REP"
+}
+
+@test "an override still starts the program, plainly and with its arguments, when rtrun is gone (rtshim removed)" {
+	command -v gio >/dev/null || skip "gio not installed"
+	write_reporter
+	write_entry "$REP"
+	sed -i "s|^Exec=$REP %U|Exec=$REP \"a b\" %U|" "$SRC"
+	# rtrun in PATH, as installed: Exec runs it when it is there, else drops its words
+	run -0 "$SD" -p 10 --only 'libjack*' org.rtshim.Synth
+	run -0 desktop-file-validate "$O"
+	grep -qxF "Exec=sh -c \"command -v \\\\\"\\\\\$1\\\\\" >/dev/null || shift 5; exec \\\\\"\\\\\$@\\\\\"\" sh rtrun -p 10 --only \"libjack*\" $REP \"a b\" %U" "$O"
+	local started="arg=$REP"$'\n'"arg=a b"
+	PATH="$PFX/bin:$PATH" run -0 launch_report "$O"
+	[ "$output" = "$started"$'\n'"shim=1" ]
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "$started"$'\n'"shim=0" ]
+	# an absolute --rtrun that is gone (an uninstalled prefix)
+	cp "$RTRUN" "$BATS_TEST_TMPDIR/rtrun"
+	run -0 "$SD" --rtrun "$BATS_TEST_TMPDIR/rtrun" org.rtshim.Synth
+	rm "$BATS_TEST_TMPDIR/rtrun"
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "$started"$'\n'"shim=0" ]
+	# --refresh writes the same form
+	write_entry "$REP"
+	touch -d '2001-01-01' "$SRC"
+	run -0 "$SD" --refresh
+	PATH="$(path_without_rtrun)" run -0 launch_report "$O"
+	[ "$output" = "arg=$REP"$'\n'"shim=0" ]
+}
+
+@test "LD_PRELOAD in a desktop entry: rtrun --print-preload's value, quoted as rtshim(7) shows, loads the shim under gio launch" {
+	command -v gio >/dev/null || skip "gio not installed"
+	write_reporter
+	local v
+	v=$("$RTRUN" --print-preload)
+	[[ $v == *'/$LIB/rtshim/librtshim.so' ]]
+	# the line of rtshim(7), with this tree's value: $ escaped inside "...", the backslash doubled
+	grep -qF 'Exec=env "LD_PRELOAD=/usr/\\$LIB/rtshim/librtshim.so" app %U' \
+		<(MANWIDTH=200 man -l "$RTSHIM_ROOT/man/rtshim.7" 2>/dev/null)
+	write_entry x
+	sed -i "s|^Exec=x %U|Exec=env \"LD_PRELOAD=${v//\$/\\\\\\\\\$}\" $REP a %U|" "$SRC"
+	run -0 desktop-file-validate "$SRC"
+	run -0 launch_report "$SRC"
+	[ "$output" = "arg=$REP"$'\n'"arg=a"$'\n'"shim=1" ]
+	# unquoted, the same value is not a valid entry
+	sed -i 's|^Exec=env "\(LD_PRELOAD=[^"]*\)"|Exec=env \1|' "$SRC"
+	run -1 desktop-file-validate "$SRC"
 }
