@@ -421,11 +421,13 @@ assert_rttime_bounded() {
 	[ "$(sched_of "$(tid_of t0)")" = "SCHED_RR 80" ]
 }
 
-@test "an already-RT thread asking again costs rtkit nothing (1000 requests, 1 grant)" {
+# 200 requests: 1000 took 110 ms of CPU time here when quiet, near the runaway guard's 160 ms of
+# realtime, which a busy machine or the ASan pass crosses (the thread is demoted, then granted again).
+@test "an already-RT thread asking again costs rtkit nothing (200 requests, 1 grant)" {
 	local before
 	before=$(rtkit_grants)
-	probe_run repeat-acquire 1000 70
-	grep -q '^succeeded 1000 of 1000$' "$OUT"
+	probe_run repeat-acquire 200 70
+	grep -q '^succeeded 200 of 200$' "$OUT"
 	assert_rt_granted "$PID"
 	[ "$(($(rtkit_grants) - before))" = 1 ]
 }
