@@ -59,6 +59,7 @@ as_conf_user() { as_user env XDG_CONFIG_HOME="$CONF_HOME" "$@"; }
 	user_conf 'RTSHIM_PRIO_MAP=sclae' 'RTSHIM_MAP=scale'
 	run -0 --separate-stderr as_conf_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/syscall-setattr" 50
 	[[ $output == *$'kernel main RR|RESET 20\n'* ]]
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[ "$(grep -c "RTSHIM_PRIO_MAP=\"sclae\" in $conf is not valid (expected clamp, scale or offset): using the default clamp" <<<"$stderr")" = 1 ]
 	[ "$(grep -c "$conf:2: unknown setting RTSHIM_MAP (did you mean RTSHIM_PRIO_MAP?): ignored" <<<"$stderr")" = 1 ]
 	# rtrun says them once for the program and everything it runs: the shim says nothing more

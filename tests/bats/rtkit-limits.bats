@@ -46,6 +46,7 @@ hold() {
 	hold two
 	run -0 --separate-stderr as_user "$RTRUN" "$PROBES/syscall-setattr" 10
 	[[ $output == *$'call setattr rc=-1 err=EPERM\nkernel main OTHER 0\n'* ]]
+	# shellcheck disable=SC2154 # stderr: set by bats' run --separate-stderr
 	[[ $stderr == *"rtkit's limit of 2 processes per user with realtime threads is reached: held by "* ]]
 	[[ $stderr == *"${HOLDERS[0]} sleep"* ]]
 	[[ $stderr == *"${HOLDERS[1]} sleep"* ]]
