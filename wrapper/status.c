@@ -1,11 +1,13 @@
 /* status.c — `rtrun --status [PID]`: is it working?  Which processes run with the shim (the
  * user's own; root sees everyone's), which of their threads are realtime at what priority,
  * what RLIMIT_RTTIME bounds them, and which threads rtkit's grant left (dropped, or demoted by
- * the runaway guard) or gave a nice level instead.  Everything is read from the kernel (/proc,
- * sched_getscheduler), nothing from the shim.  A table for people, like chrt -p and
- * gamemodelist; with --pairs one `key=value` line per process and per thread, for scripts. */
+ * the runaway guard) or gave a nice level instead.  What threads have is read from the kernel
+ * (/proc, sched_getscheduler); what they asked, from the shim's record.  A table for people,
+ * like chrt -p and gamemodelist; with --pairs one `key=value` line per process and per thread,
+ * for scripts.  Listing also removes the shim's records of processes that ended (sweep_records). */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +122,62 @@ static void read_asked(pid_t pid, struct thread_row *rows, size_t n)
 				rows[i].asked = a;
 	}
 	fclose(f);
+}
+
+/* Does the record `name` in directory `dfd` hold a line of the process that started at `start`? */
+static bool record_has_start(int dfd, const char *name, unsigned long long start)
+{
+	char line[128];
+	struct rtshim_asked a;
+	bool found = false;
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return true; /* unreadable: not ours to judge */
+	}
+	while (!found && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = rtshim_asked_parse(line, &a) && a.start == start;
+	}
+	fclose(f);
+	return found;
+}
+
+/* The shim never removes its record (it cannot know its last request): the user's listing
+ * removes the records of processes that ended, or whose PID a later process has (no line of
+ * its start time).  A line that later process writes while this runs may go with it: the
+ * record is for people, and its next request writes again. */
+static void sweep_records(void)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX];
+	struct dirent *e;
+	int dfd;
+	DIR *d;
+
+	if (!runtime || !rtshim_asked_dir(runtime, path, sizeof path))
+		return;
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || !(d = fdopendir(dfd))) {
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		unsigned long long start;
+		long long pid;
+		int r;
+
+		if (rtrun_parse_int(e->d_name, 1, INT_MAX, &pid) < 0)
+			continue;
+		r = rtshim_proc_start_time((pid_t)pid, &start);
+		if (r == -ENOENT || r == -ESRCH || (r == 0 && !record_has_start(dfd, e->d_name, start)))
+			unlinkat(dfd, e->d_name, 0);
+	}
+	closedir(d);
 }
 
 /* "FIFO 70" (the table) or "SCHED_FIFO/70" (--pairs), or "-": nothing recorded. */
@@ -284,6 +342,7 @@ int rtrun_status(const struct rtrun_options *o)
 		show((pid_t)pid, 1, o->status_pairs);
 	}
 	closedir(d);
+	sweep_records();
 	if (!shown && !o->status_pairs) /* --pairs: no line for no process */
 		printf("no process %sruns with %s\n", geteuid() == 0 ? "" : "of yours ",
 		       RTRUN_SHIM_FILE);

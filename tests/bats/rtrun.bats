@@ -860,6 +860,30 @@ ask() {
 	[[ $output == *"thread tid=$PID "*" asked=-"* ]]
 }
 
+@test "--status: the user's listing removes the records of processes that ended or whose PID is another's" {
+	local rt=$WORK/runtime.$BATS_TEST_NUMBER
+	mkdir -m 700 "$rt"
+	chown "$TEST_USER" "$rt"
+	bg_run env XDG_RUNTIME_DIR="$rt" "$RTRUN" "$PROBES/shim-script"
+	ask 'self 5'
+	# the record of a process that runs stays
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs
+	[[ $output == *"process pid=$PID "* ]]
+	[ -s "$rt/rtshim/$PID" ]
+	# lines of another process that had this PID only: removed, and written again on a request
+	echo "1 $PID FIFO 99" >"$rt/rtshim/$PID"
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs
+	[ ! -e "$rt/rtshim/$PID" ]
+	ask 'self 6'
+	[ -s "$rt/rtshim/$PID" ]
+	# the process ended: its record goes with the next listing; a stranger's file name stays
+	touch "$rt/rtshim/notes"
+	bg_stop
+	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs
+	[ ! -e "$rt/rtshim/$PID" ]
+	[ -e "$rt/rtshim/notes" ]
+}
+
 @test "--status: a table like chrt -p's words; a thread at rtkit's maximum is said to may have asked for more" {
 	bg_run "$RTRUN" "$PROBES/shim-script"
 	ask 'self 70'
