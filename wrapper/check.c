@@ -563,6 +563,13 @@ static void say_fix_rtkit(const struct check *c, enum rtrun_fix fix)
 		       "--threads-per-user-max, --processes-per-user-max and "
 		       "--actions-per-burst-max.\n");
 		break;
+	case RTRUN_FIX_PORTAL_FAILED:
+		printf("fix: the Realtime portal answered, then failed the request with an error of "
+		       "its own, not rtkit's; its log tells why (journalctl --user -u "
+		       "xdg-desktop-portal).  'Could not get pidns for pid N' there is "
+		       "xdg-desktop-portal 1.20's known fault (Debian 13; flatpak/xdg-desktop-portal "
+		       "issues 1653 and 1756): that portal grants realtime to no program.\n");
+		break;
 	default:
 		printf("fix: %s.\n", rtrun_rt_error_text(&c->res, why, sizeof why));
 		break;

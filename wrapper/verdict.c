@@ -37,6 +37,11 @@ static bool polkit_no(const struct rtrun_check_facts *f)
 static bool canary(const struct rtrun_check_facts *f) { return f->rtkit_said == -EPERM; }
 static bool no_polkitd(const struct rtrun_check_facts *f) { return f->rtkit_said == -ENOENT; }
 static bool budget(const struct rtrun_check_facts *f) { return f->rtkit_said == -EBUSY; }
+/* the portal answered, then failed the request with an error that is none of rtkit's */
+static bool portal_failed(const struct rtrun_check_facts *f)
+{
+	return f->sandbox && f->rtkit_said == -EIO;
+}
 static bool always(const struct rtrun_check_facts *f) { (void)f; return true; }
 
 static const struct row {
@@ -61,6 +66,7 @@ static const struct row {
 	{ canary, { RTRUN_NO, RTRUN_FIX_CANARY } },
 	{ no_polkitd, { RTRUN_NO, RTRUN_FIX_NO_POLKITD } },
 	{ budget, { RTRUN_NO, RTRUN_FIX_BUDGET } },
+	{ portal_failed, { RTRUN_NO, RTRUN_FIX_PORTAL_FAILED } },
 	{ always, { RTRUN_NO, RTRUN_FIX_AS_DECIDED } },
 };
 

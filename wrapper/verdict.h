@@ -49,6 +49,7 @@ enum rtrun_fix {
 	RTRUN_FIX_CANARY,         /* rtkit refuses although polkit allows (its canary) */
 	RTRUN_FIX_NO_POLKITD,     /* rtkit cannot check: no polkitd, or a PID namespace */
 	RTRUN_FIX_BUDGET,         /* rtkit's per-user limits reached */
+	RTRUN_FIX_PORTAL_FAILED,  /* the Realtime portal failed the request with its own error */
 	RTRUN_FIX_AS_DECIDED,     /* anything else: the decision core's own words */
 };
 

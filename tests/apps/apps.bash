@@ -21,6 +21,12 @@ apps_setup() {
 	[[ $RTKIT_MAX =~ ^[0-9]+$ ]] || { echo "cannot read rtkit's MaxRealtimePriority: '$RTKIT_MAX'"; return 1; }
 }
 
+# need_program PROG WHY: a test of PROG skips, saying so, where PROG is not installed (WHY: the
+# releases that have no package of it; scripts/install-deps installs it where there is one).
+need_program() {
+	command -v "$1" >/dev/null || skip "$1 is not installed ($2)"
+}
+
 # apps_teardown: on failure print the logs and thread tables; then stop what the test started.
 apps_teardown() {
 	if [[ -z ${BATS_TEST_COMPLETED:-} ]]; then

@@ -11,7 +11,7 @@ load apps
 
 setup_file() { tb_start; }
 teardown_file() { tb_stop; }
-setup() { apps_setup; }
+setup() { need_program jack_capture 'Debian 13 has no jack-capture package'; apps_setup; }
 teardown() { apps_teardown; }
 
 NO_NICE='Could not set higher priority for a SCHED_OTHER process using setpriority'

@@ -49,6 +49,18 @@ tb_restart_rtkit() { "$TESTBED" restart-rtkit --dir "$TB_DIR"; }
 tb_polkit() { "$TESTBED" polkit --dir "$TB_DIR" "$1"; }
 tb_rtkit_log() { cat "$TB_DIR/rtkit.log"; }
 
+# tb_report_failure: after a failed test (in teardown), whether each daemon of the stack still
+# runs and the end of its log: a refusal the test did not expect is told apart from a dead daemon.
+tb_report_failure() {
+	[[ -z ${BATS_TEST_COMPLETED:-} && -n ${TB_DIR:-} ]] || return 0
+	local name
+	for name in bus polkit rtkit; do
+		echo "--- $name: pid $(tb_pid "$name" 2>&1)"
+		[[ -s $TB_DIR/$name.log ]] && tail -n 8 "$TB_DIR/$name.log"
+	done
+	return 0
+}
+
 # tb_resume: SIGCONT the bus and rtkit, so that no test leaves a daemon stopped.
 tb_resume() {
 	local name pid

@@ -11,7 +11,7 @@ load common
 setup_file() { tb_start; }
 teardown_file() { tb_stop; }
 setup() { tb_restart_rtkit >/dev/null; }   # the per-user budget belongs to this test alone
-teardown() { run_stop; }
+teardown() { tb_report_failure; run_stop; }
 
 # run_bg [VAR=VALUE...] [-- RTRUN-OPTIONS... --] PROBE ARGS...: PROBE under rtrun as the test user
 # in the background, stdin a FIFO this shell holds open; waits for "ready" (or its end).

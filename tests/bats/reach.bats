@@ -25,6 +25,12 @@ teardown_file() {
 }
 teardown() {
 	probe_stop
+	if [[ -z ${BATS_TEST_COMPLETED:-} && -s ${SESS:-/nonexistent}/portal.log ]]; then
+		echo "--- xdg-desktop-portal's log"
+		tail -n 30 "$SESS/portal.log"
+		echo "--- rtkit's log"
+		tail -n 10 "$TB_DIR/rtkit.log"
+	fi
 	if [[ -n ${POLKIT_CHANGED:-} ]]; then tb_polkit allow; unset POLKIT_CHANGED; fi
 }
 
@@ -257,11 +263,37 @@ EOF
 	else
 		PORTAL_ERROR="xdg-desktop-portal did not appear on the session bus: $(tail -n 5 "$SESS/portal.log")"
 		export PORTAL_ERROR
+		return 0
+	fi
+	portal_serves_hosts
+}
+
+# Can this xdg-desktop-portal make any caller's thread realtime?  A plain program (no shim, the
+# bounded RLIMIT_RTTIME rtkit wants) asks it for its own main thread.  xdg-desktop-portal 1.20
+# (Debian 13) cannot map a host caller's PID ("Could not get pidns for pid N: Could not fstatat
+# ns/pid: Not a directory": upstream issues 1653, 1756 and 1856 of flatpak/xdg-desktop-portal), so
+# its Realtime portal grants nothing to anyone: the tests of a grant through it say so as a skip.
+# Any other refusal fails them.
+portal_serves_hosts() {
+	as_user env DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" sh -c 'exec prlimit --rttime=200000 dbus-send --session \
+		--print-reply --dest=org.freedesktop.portal.Desktop /org/freedesktop/portal/desktop \
+		org.freedesktop.portal.Realtime.MakeThreadRealtimeWithPID uint64:$$ uint64:$$ uint32:1' \
+		>/dev/null 2>&1 && return 0
+	if grep -q 'Could not get pidns for pid [0-9]*: Could not fstatat ns/pid' "$SESS/portal.log"; then
+		PORTAL_SKIP="$("$PORTAL" --version 2>/dev/null) cannot map the PID of a host caller (its log: Could not get pidns ... Not a directory; flatpak/xdg-desktop-portal issues 1653, 1756), so its Realtime portal grants no program here"
+		export PORTAL_SKIP
 	fi
 }
 
 portal_ready() {
 	[[ -z ${PORTAL_ERROR:-} ]] || { echo "$PORTAL_ERROR"; return 1; }
+}
+
+# portal_grants: portal_ready, and a test of a grant through the portal skips where the portal
+# grants no one (portal_serves_hosts).
+portal_grants() {
+	portal_ready
+	[[ -z ${PORTAL_SKIP:-} ]] || skip "$PORTAL_SKIP"
 }
 
 portal_stop() {
@@ -281,7 +313,7 @@ portal_stop() {
 SANDBOX_ENV=(SNAP=/snap/rtshim-probe/1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/system_bus_socket)
 
 @test "portal: \$SNAP set → realtime through the real xdg-desktop-portal on the session bus" {
-	portal_ready
+	portal_grants
 	probe_run "${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" nice-probe rt 10
 	[ "$(call_of rt)" = "rc=0 err=OK" ]
 	[ "$(sched_of "$(tid_of worker)")" = "SCHED_RR|SCHED_RESET_ON_FORK 10" ]
@@ -290,7 +322,7 @@ SANDBOX_ENV=(SNAP=/snap/rtshim-probe/1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexi
 }
 
 @test "portal: \$SNAP set → setpriority goes through the portal too" {
-	portal_ready
+	portal_grants
 	probe_run "${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" nice-probe setpriority -8
 	[ "$(call_of setpriority)" = "rc=0 err=OK" ]
 	[ "$(nice_of "$PID" "$(tid_of worker)")" = -8 ]
@@ -312,7 +344,7 @@ SANDBOX_ENV=(SNAP=/snap/rtshim-probe/1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexi
 }
 
 @test "portal: rtrun --check in a sandbox asks the portal, and its test thread gets realtime" {
-	portal_ready
+	portal_grants
 	run -0 as_user env "${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" "$RTRUN" --check
 	[[ $output == *'sandbox         Snap ($SNAP is set)'* ]]
 	[[ $output == *'org.freedesktop.portal.Realtime answers on the session bus: MaxRealtimePriority 20'* ]]

@@ -47,6 +47,7 @@ teardown_file() {
 setup() { BG_PIDS=(); }
 
 teardown() {
+	tb_report_failure
 	tb_resume # a test that stopped a daemon of the stack
 	bg_stop
 	exec 9>&- # a launched probe's FIFO, if a desktop test held it

@@ -107,6 +107,9 @@ static void build_rows(void)
 	add("rtkit cannot check (no polkitd): no", f, RTRUN_NO, RTRUN_FIX_NO_POLKITD);
 	f = refused(RTSHIM_WHY_REFUSED, -EBUSY);
 	add("rtkit's per-user limits: no", f, RTRUN_NO, RTRUN_FIX_BUDGET);
+	f = refused(RTSHIM_WHY_REFUSED, -EIO); f.sandbox = true;
+	add("the Realtime portal fails the request with its own error: no", f, RTRUN_NO,
+	    RTRUN_FIX_PORTAL_FAILED);
 	f = refused(RTSHIM_WHY_NO_PRIORITY, 0);
 	add("anything else: the decision's own words", f, RTRUN_NO, RTRUN_FIX_AS_DECIDED);
 }
