@@ -52,11 +52,11 @@ cm_wait() {
 	return 1
 }
 
-# cm_after: let the probe go on; its new thread must be granted (read from the kernel) and its
-# fork must return promptly.
+# cm_after: let the probe go on; its new thread must be granted (read from the kernel; it asks
+# again while refused, 50 times at most) and its fork must return promptly.
 cm_after() {
 	echo go >&8
-	cm_wait '^ready$' 10
+	cm_wait '^ready$' 20
 	cat "$OUT"
 	grep -q '^call after rc=0 err=OK$' "$OUT"
 	local tid
