@@ -836,11 +836,18 @@ ask() {
 	run -1 as_user "$RTRUN" --status 2147483647
 }
 
-@test "--status: what each thread the shim served asked for, beside what it has (asked FIFO 70, has RR 20)" {
-	local rt=$WORK/runtime.$BATS_TEST_NUMBER
+# shim_script_with_runtime_dir: the shim-script under rtrun with a runtime directory of the
+# test user's own (XDG_RUNTIME_DIR=$rt), where the shim keeps its record of what was asked.
+shim_script_with_runtime_dir() {
+	rt=$WORK/runtime.$BATS_TEST_NUMBER
 	mkdir -m 700 "$rt"
 	chown "$TEST_USER" "$rt"
 	bg_run env XDG_RUNTIME_DIR="$rt" "$RTRUN" "$PROBES/shim-script"
+}
+
+@test "--status: what each thread the shim served asked for, beside what it has (asked FIFO 70, has RR 20)" {
+	local rt
+	shim_script_with_runtime_dir
 	ask 'self 70'
 	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs "$PID"
 	[[ $output == *"  thread tid=$PID comm=shim-script policy=SCHED_RR|SCHED_RESET_ON_FORK prio=$MAXPRIO nice=0 cpu_ms="*" state=realtime asked=SCHED_FIFO/70"* ]]
@@ -862,10 +869,8 @@ ask() {
 }
 
 @test "--status: the user's listing removes the records of processes that ended or whose PID is another's" {
-	local rt=$WORK/runtime.$BATS_TEST_NUMBER
-	mkdir -m 700 "$rt"
-	chown "$TEST_USER" "$rt"
-	bg_run env XDG_RUNTIME_DIR="$rt" "$RTRUN" "$PROBES/shim-script"
+	local rt
+	shim_script_with_runtime_dir
 	ask 'self 5'
 	# the record of a process that runs stays
 	run -0 as_user env XDG_RUNTIME_DIR="$rt" "$RTRUN" --status --pairs
