@@ -447,7 +447,7 @@ static void say_yes(const struct check *c, enum rtrun_answer answer)
 		       "that long without sleeping is killed (--runaway kill).\n",
 		       (unsigned long long)c->res.d.hard);
 	if (c->box)
-		printf("note: inside this %s sandbox requests go through the Realtime portal "
+		printf("note: in this sandbox (%s) requests go through the Realtime portal "
 		       "(xdg-desktop-portal), which forwards them to rtkit.\n", c->box);
 }
 
@@ -484,7 +484,7 @@ static bool say_fix_setup(const struct check *c, enum rtrun_fix fix)
 		       "(%s), with libdbus-1 installed.\n", RTSHIM_CLIENT_FILE, c->shim.native);
 		break;
 	case RTRUN_FIX_PORTAL:
-		printf("fix: inside a %s sandbox rtshim asks the Realtime portal "
+		printf("fix: in this sandbox (%s) rtshim asks the Realtime portal "
 		       "(org.freedesktop.portal.Realtime of xdg-desktop-portal) on the session bus: "
 		       "make sure xdg-desktop-portal runs on the host and the sandbox may talk to "
 		       "org.freedesktop.portal.Desktop (DBUS_SESSION_BUS_ADDRESS).\n", c->box);
@@ -634,6 +634,7 @@ int rtrun_check(const struct rtrun_options *o, char *const *program)
 	if (c.f.limits == 0)
 		try_grant(&c);
 	/* rtkit's own answer, when it was asked (the program would see EPERM in every case) */
+	c.f.sandbox = c.box != NULL;
 	c.f.why = c.res.d.why;
 	c.f.rtkit_said = c.res.d.why == RTSHIM_WHY_REFUSED ? c.res.d.why_err : 0;
 	return say_verdict(&c);

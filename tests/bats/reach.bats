@@ -335,6 +335,14 @@ SANDBOX_ENV=(SNAP=/snap/rtshim-probe/1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexi
 	[ "$(sched_of "$(tid_of worker)")" = "SCHED_OTHER 0" ]
 }
 
+@test "portal: rtrun --check in a sandbox with no session bus names the portal as what is missing, not the system bus" {
+	run -1 as_user env SNAP=/snap/rtshim-probe/1 DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/bus \
+		"$RTRUN" --check
+	[[ $output == *'sandbox         Snap ($SNAP is set)'* ]]
+	[[ $output == *'fix: in this sandbox (Snap ($SNAP is set)) rtshim asks the Realtime portal'* ]]
+	[[ $output != *"fix: start the system bus"* ]]
+}
+
 @test "portal: on the host (no \$SNAP) the portal is never used" {
 	portal_ready
 	probe_run DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent/system_bus_socket \
