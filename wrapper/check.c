@@ -368,6 +368,12 @@ static void probe_bus(struct check *c)
 	}
 }
 
+/* In a sandbox the portal is asked, and it asks rtkit. */
+static const char *grant_label(const struct check *c)
+{
+	return c->box ? "portal grant" : "rtkit grant";
+}
+
 static void show_grant(struct check *c, int grant_r)
 {
 	const struct rtrun_rt_result *res = &c->res;
@@ -375,17 +381,17 @@ static void show_grant(struct check *c, int grant_r)
 
 	rtrun_policy_text(c->granted_policy, pol, sizeof pol);
 	if (c->f.grant_ok && res->d.prio_changed)
-		item("rtkit grant", "a test thread asking for priority %d got %s %d (%s), then "
+		item(grant_label(c), "a test thread asking for priority %d got %s %d (%s), then "
 		     "dropped", c->want, pol, c->granted_prio,
 		     map_text(&c->cfg, c->lim.max_realtime_priority, mapped, sizeof mapped));
 	else if (c->f.grant_ok)
-		item("rtkit grant", "a test thread got %s %d (then dropped)", pol, c->granted_prio);
+		item(grant_label(c), "a test thread got %s %d (then dropped)", pol, c->granted_prio);
 	else if (res->d.why == RTSHIM_WHY_REFUSED && grant_r == -EPERM && res->d.why_err == -EPERM)
-		item("rtkit grant", "refused (EPERM) although RLIMIT_RTTIME and the priority were "
+		item(grant_label(c), "refused (EPERM) although RLIMIT_RTTIME and the priority were "
 		     "within rtkit's limits: %s", c->f.polkit == RTRUN_POLKIT_YES
 		     ? "rtkit itself refuses (canary)" : "polkit said no");
 	else
-		item("rtkit grant", "%s: %s", res->d.why == RTSHIM_WHY_REFUSED ? "refused"
+		item(grant_label(c), "%s: %s", res->d.why == RTSHIM_WHY_REFUSED ? "refused"
 		     : "not asked", rtrun_rt_error_text(res, why, sizeof why));
 }
 
@@ -401,7 +407,7 @@ static void try_grant(struct check *c)
 	int r = helper_start(&h);
 
 	if (r < 0) {
-		item("rtkit grant", "not tried: cannot start a test thread: %s", strerror(-r));
+		item(grant_label(c), "not tried: cannot start a test thread: %s", strerror(-r));
 		return;
 	}
 	req.tid = h.tid;
