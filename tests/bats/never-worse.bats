@@ -16,6 +16,7 @@ setup_file() {
 teardown_file() { tb_stop; }
 # the unrelated process a test started (OUTSIDE: its PID), stopped by PID
 teardown() {
+	tb_report_failure
 	[[ -n ${OUTSIDE:-} ]] && kill "$OUTSIDE" 2>/dev/null
 	[[ -n ${BG:-} ]] && wait "$BG" 2>/dev/null
 	unset OUTSIDE BG
@@ -198,6 +199,7 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	for i in 1 2 3 4 5 6 7 8; do
 		run bounded 20 fork-in-handler 2 2000 21
 		echo "run $i: status $status: $(line forks) forks, $(line granted) of $(line requests) requests granted"
+		grep -m 3 '^rtshim\[' <<<"$output" || true # the shim's warnings: why a request was refused
 		[ "$status" -eq 0 ]
 		(($(line forks) > 20))
 		(($(line granted) > 0))
