@@ -24,6 +24,7 @@ setup() {
 }
 
 teardown() {
+	tb_report_failure
 	tb_resume
 	bg_finish
 	[[ -n ${TARGET:-} ]] && kill "$TARGET" 2>/dev/null && wait "$TARGET" 2>/dev/null

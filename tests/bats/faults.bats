@@ -15,6 +15,7 @@ setup_file() { tb_start -- "${RAISED[@]}"; }
 teardown_file() { tb_stop; }
 
 teardown() {
+	tb_report_failure
 	tb_resume
 	sp_finish
 	[[ -n ${BG:-} ]] && { kill "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; unset BG; }

@@ -14,7 +14,8 @@
  *                    After fill, the child first runs checkfill ("fork P: child descriptors=...")
  *   fork-stress N P  a thread keeps acquiring and dropping FIFO/P (a D-Bus call each time) while
  *                    the main thread forks N children that each ask FIFO/P; a child stuck on
- *                    a lock inherited from the fork dies of SIGALRM
+ *                    a lock inherited from the fork dies of SIGALRM, 5 s after the shim's
+ *                    timeout (RTSHIM_TIMEOUT_MS)
  *   closefds         close every descriptor above 2, as a daemon does
  *   fill N           N socketpairs (they take the lowest free numbers); one byte is queued
  *                    towards each of the 2N descriptors
@@ -193,6 +194,10 @@ static void cmd_fork_stress(const char *pfx, int n, int prio)
 {
 	int ok = 0, refused = 0, hung = 0, died = 0;
 	pthread_t t;
+	/* a child waits for rtkit's answer up to the shim's timeout: a hang is a child still
+	 * waiting 5 s after that (a lock inherited from the fork) */
+	const char *ms = getenv("RTSHIM_TIMEOUT_MS");
+	unsigned hang_after_s = (ms ? (unsigned)atoi(ms) : 500) / 1000 + 5;
 	stress_prio = prio;
 	__atomic_store_n(&stress_stop, 0, __ATOMIC_RELAXED);
 	stress_calls = stress_failed = 0;
@@ -208,7 +213,7 @@ static void cmd_fork_stress(const char *pfx, int n, int prio)
 		if (child < 0)
 			break;
 		if (child == 0) {
-			alarm(5);
+			alarm(hang_after_s);
 			_exit(fifo(0, prio) == 0 ? 0 : 1);
 		}
 		int status;
