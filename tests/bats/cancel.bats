@@ -30,6 +30,7 @@ cm_start() {
 	OUT=$BATS_TEST_TMPDIR/cm.out ERR=$BATS_TEST_TMPDIR/cm.err
 	local fifo=$BATS_TEST_TMPDIR/cm.in i
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	timeout -s KILL 60 "$TESTBED" run --dir "$TB_DIR" -- env LD_PRELOAD="$SHIM_PRELOAD" \
 		"$PROBES/cancel-mid-request" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	PROBE_BG=$!

@@ -53,6 +53,7 @@ bg_start() {
 	local fifo=$BATS_TEST_TMPDIR/bg.in
 	rm -f "$fifo"
 	mkfifo "$fifo"
+	fresh_outputs "$BG_OUT"
 	"$TESTBED" run --dir "$TB_DIR" -- prlimit --rttime=200000 "$RTKIT_CALL" "$@" \
 		<"$fifo" >"$BG_OUT" 2>&1 3>&- &
 	BG=$!

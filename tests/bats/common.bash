@@ -126,6 +126,14 @@ wait_for_file() {
 
 # wait_ready OUT BGPID: wait (10 s at most) until a probe started in the background has printed
 # "ready" to OUT, or has exited; then set PID from its "pid N" line (empty if it printed none).
+# fresh_outputs FILE...: empty output files for a background program, made before it starts.
+# It opens them only once its FIFO has a writer: until then a poll would read the previous
+# program's "ready" and "pid" from the same files.
+fresh_outputs() {
+	local f
+	for f; do : >"$f"; done
+}
+
 wait_ready() {
 	local out=$1 bg=$2 i
 	for ((i = 0; i < 200; i++)); do

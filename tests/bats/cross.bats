@@ -174,6 +174,7 @@ qemu_bg() {
 	sr=$(sysroot_of "$t")
 	OUT=$BATS_TEST_TMPDIR/qemu.out ERR=$BATS_TEST_TMPDIR/qemu.err
 	rm -f "$fifo"; mkfifo -m 666 "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	as_user env RTSHIM_TIMEOUT_MS=10000 "$(qemu_of "$t")" -L "$sr" \
 		-E LD_PRELOAD="$B/cross/$t/lib/$t/rtshim/librtshim.so" "$B/cross/$t/tests/$t/probes/$p" "$@" \
 		<"$fifo" >"$OUT" 2>"$ERR" 3>&- &

@@ -43,6 +43,7 @@ sp_start() {
 	OUT=$BATS_TEST_TMPDIR/sp.out ERR=$BATS_TEST_TMPDIR/sp.err
 	local fifo=$BATS_TEST_TMPDIR/sp.in
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	as_user env LD_PRELOAD="$SHIM_PRELOAD" RTSHIM_TIMEOUT_MS=10000 "$@" "$PROBES/shim-script" \
 		<"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	SP=$!
@@ -306,6 +307,7 @@ herd_run() {
 	OUT=$BATS_TEST_TMPDIR/herd.out ERR=$BATS_TEST_TMPDIR/herd.err
 	local fifo=$BATS_TEST_TMPDIR/herd.in i
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	as_user env "$@" "$PROBES/herd" 64 10 <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	BG=$!
 	exec 8>"$fifo"
@@ -467,6 +469,7 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	OUT=$BATS_TEST_TMPDIR/bomb.out
 	local fifo=$BATS_TEST_TMPDIR/bomb.in i
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT"
 	as_user env LD_PRELOAD="$SHIM_PRELOAD" "$PROBES/fork-bomb" 100 10 <"$fifo" >"$OUT" 2>&1 3>&- &
 	BG=$!
 	exec 8>"$fifo"

@@ -28,6 +28,7 @@ run_bg() {
 	OUT=$BATS_TEST_TMPDIR/$name.out ERR=$BATS_TEST_TMPDIR/$name.err
 	local fifo=$BATS_TEST_TMPDIR/$name.in
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	as_user env "${env[@]}" "$RTRUN" "${opts[@]}" "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	BG=$!
 	exec 8>"$fifo"

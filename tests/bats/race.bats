@@ -33,6 +33,7 @@ race_run() {
 	OUT=$BATS_TEST_TMPDIR/race.out ERR=$BATS_TEST_TMPDIR/race.err
 	local fifo=$BATS_TEST_TMPDIR/race.in i
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	as_user env "${env[@]}" "$PROBES/read-race" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	RACE_BG=$!
 	exec 8>"$fifo"

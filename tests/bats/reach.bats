@@ -46,6 +46,7 @@ probe_run() {
 	OUT=$BATS_TEST_TMPDIR/$name.out ERR=$BATS_TEST_TMPDIR/$name.err
 	local fifo=$BATS_TEST_TMPDIR/$name.in
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	# WRAP=(rtrun OPTIONS...): run the probe under a wrapper
 	as_user env "${env[@]}" ${WRAP[@]+"${WRAP[@]}"} "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	PROBE_BG=$!

@@ -68,6 +68,7 @@ bg_run() {
 	OUT=$WORK/bg.$BATS_TEST_NUMBER.out ERR=$WORK/bg.$BATS_TEST_NUMBER.err
 	local fifo=$WORK/bg.$BATS_TEST_NUMBER.in
 	rm -f "$fifo"; mkfifo "$fifo"; chmod 666 "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	$who "$@" <"$fifo" >"$OUT" 2>"$ERR" 3>&- &
 	BG=$!
 	exec 8>"$fifo"

@@ -35,6 +35,7 @@ teardown() {
 foreign_herd() {
 	local out=$BATS_TEST_TMPDIR/foreign.out fifo=$BATS_TEST_TMPDIR/foreign.in i
 	rm -f "$fifo"; mkfifo "$fifo"; chmod 666 "$fifo"
+	fresh_outputs "$out"
 	"$@" "$PROBES/herd" 2 0 <"$fifo" >"$out" 2>&1 3>&- &
 	BGS="${BGS:-} $!"
 	exec 7>"$fifo"

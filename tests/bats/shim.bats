@@ -44,6 +44,7 @@ probe_run() {
 	OUT=$BATS_TEST_TMPDIR/$name.out ERR=$BATS_TEST_TMPDIR/$name.err
 	local fifo=$BATS_TEST_TMPDIR/$name.in
 	rm -f "$fifo"; mkfifo "$fifo"
+	fresh_outputs "$OUT" "$ERR"
 	$who "${wrap[@]}" env "${env[@]}" "$PROBES/$name" "$@" <"$fifo" >"$OUT" 2>"$ERR" &
 	PROBE_BG=$!
 	exec 8>"$fifo"
