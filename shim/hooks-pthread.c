@@ -277,8 +277,11 @@ static int create_rt(pthread_create_fn *real, pthread_t *thread, const pthread_a
 		return 0;
 	int detach = PTHREAD_CREATE_JOINABLE;
 	pthread_attr_getdetachstate(attr, &detach);
+	/* libc's join: a sanitizer's pthread_create interceptor that called this one holds its
+	 * thread table's lock until we return, and its pthread_join interceptor takes that lock
+	 * (gcc 14's libasan: the program waited forever) */
 	if (detach == PTHREAD_CREATE_JOINABLE)
-		pthread_join(created, NULL);
+		next_pthread_join()(created, NULL);
 	return rc.result;
 }
 

@@ -223,6 +223,7 @@ DEFINE_NEXT(sigset, NULL)
 DEFINE_NEXT(sigignore, NULL)
 DEFINE_NEXT(sigaction, no_sigaction)
 DEFINE_NEXT(pthread_sigmask, sys_sigmask)
+DEFINE_NEXT(pthread_join, pthread_join) /* none after the shim: the first one, the program's */
 
 syscall_fn *rtshim_syscall_next;
 

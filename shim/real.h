@@ -93,6 +93,7 @@ typedef __sighandler_t sighandler_fn(int, __sighandler_t);
 typedef int sigignore_fn(int);
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef int sigmask_fn(int, const sigset_t *, sigset_t *);
+typedef int join_fn(pthread_t, void **);
 
 #define RTSHIM_DECLARE_NEXT(type, name)                                              \
 	extern struct rtshim_next rtshim_next_##name##_slot RTSHIM_HIDDEN;           \
@@ -121,6 +122,7 @@ RTSHIM_DECLARE_NEXT(sighandler_fn, sigset)
 RTSHIM_DECLARE_NEXT(sigignore_fn, sigignore)
 RTSHIM_DECLARE_NEXT(sigaction_fn, sigaction)
 RTSHIM_DECLARE_NEXT(sigmask_fn, pthread_sigmask)
+RTSHIM_DECLARE_NEXT(join_fn, pthread_join)
 
 /* The next syscall() (libc's), read by the exported entry (hooks-syscall-entry.S); NULL until
  * resolved (the entry then makes the system call itself).  Resolve it now. */
