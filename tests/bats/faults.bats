@@ -203,10 +203,16 @@ FAKETIME_LIB=/usr/lib/$MULTIARCH/faketime/libfaketime.so.1
 @test "a preload that freezes or slows the clock, rtkit hung: every request still bounded by the timeout" {
 	[ -e "$FAKETIME_LIB" ]
 	kill -STOP "$(tb_pid rtkit)"
-	local spec order asan=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME } # ASan's runtime first
+	local spec order asan=${RTSHIM_ASAN_RUNTIME:+$RTSHIM_ASAN_RUNTIME } unchecked= # ASan's runtime first
 	for spec in "2020-01-01 00:00:00" "+0 x0.01"; do
 		attr_rt_many FAKETIME="$spec" LD_PRELOAD="$asan$FAKETIME_LIB"
 		local plain=$ELAPSED
+		# Debian 13's libasan under a frozen libfaketime: the program without the shim never ends,
+		# so there is no bound to hold the shim to
+		if [[ -n $asan && $STATUS == 124 ]]; then
+			unchecked+="FAKETIME='$spec': without the shim the program itself did not end under ASan in 30 s; "
+			continue
+		fi
 		[ "$STATUS" -eq 0 ]
 		grep -q '^created 0 of 16 rt 0$' <<<"$output"
 		for order in "$asan$FAKETIME_LIB $SHIM" "$SHIM_PRELOAD $FAKETIME_LIB"; do
@@ -216,6 +222,7 @@ FAKETIME_LIB=/usr/lib/$MULTIARCH/faketime/libfaketime.so.1
 			((ELAPSED < plain + 1500))
 		done
 	done
+	[[ -z $unchecked ]] || skip "$unchecked"
 }
 
 @test "rtkit killed and restarted between two requests: the second succeeds, same process" {
