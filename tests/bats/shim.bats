@@ -524,7 +524,8 @@ assert_rttime_bounded() {
 	probe_run RTSHIM_LOG=info cyclictest-style 1
 	settle '^sees' 1
 	allow_polkit
-	grep -q "thread $(tid_of t0): FIFO/80 requested → no realtime: rtkit refused: polkit does not allow" "$ERR"
+	grep -q "thread $(tid_of t0): FIFO/80 requested → no realtime: rtkit refused: polkit does not allow" "$ERR" ||
+		{ cat "$ERR"; false; }
 	run grep -c 'rtkit refused: rtkit refused' "$ERR"
 	[ "$output" = 0 ] || { cat "$ERR"; false; }
 }
