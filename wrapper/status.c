@@ -94,11 +94,25 @@ struct thread_row {
 	struct rtshim_asked asked;
 };
 
+/* The record's next line of the process that started at `start`: true and *a, or false at its
+ * end (lines of another process with that PID, or malformed ones, are passed over). */
+static bool next_line_of(FILE *f, unsigned long long start, struct rtshim_asked *a)
+{
+	char line[128];
+
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (rtshim_asked_parse(line, a) && a->start == start)
+			return true;
+	}
+	return false;
+}
+
 /* What the threads of process `pid` asked for, from the shim's record (shim/asked.h) in the
  * runtime directory of the process's user: the last line of each thread of this process. */
 static void read_asked(pid_t pid, struct thread_row *rows, size_t n)
 {
-	char dir[64], path[PATH_MAX], line[128];
+	char dir[64], path[PATH_MAX];
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	unsigned long long start;
 	struct rtshim_asked a;
@@ -113,23 +127,17 @@ static void read_asked(pid_t pid, struct thread_row *rows, size_t n)
 	}
 	if (!rtshim_asked_path(runtime, pid, path, sizeof path) || !(f = fopen(path, "re")))
 		return;
-	while (fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!rtshim_asked_parse(line, &a) || a.start != start)
-			continue;
+	while (next_line_of(f, start, &a))
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].tid == a.tid)
 				rows[i].asked = a;
-	}
 	fclose(f);
 }
 
 /* Does the record `name` in directory `dfd` hold a line of the process that started at `start`? */
 static bool record_has_start(int dfd, const char *name, unsigned long long start)
 {
-	char line[128];
 	struct rtshim_asked a;
-	bool found = false;
 	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "re");
 
@@ -138,10 +146,7 @@ static bool record_has_start(int dfd, const char *name, unsigned long long start
 			close(fd);
 		return true; /* unreadable: not ours to judge */
 	}
-	while (!found && fgets(line, sizeof line, f)) {
-		line[strcspn(line, "\n")] = '\0';
-		found = rtshim_asked_parse(line, &a) && a.start == start;
-	}
+	bool found = next_line_of(f, start, &a);
 	fclose(f);
 	return found;
 }

@@ -9,7 +9,8 @@
  * and joins it ("round I cancelled=0|1").  Then the probe prints "asked" and waits for one line
  * on stdin (so a test can resume a stopped daemon), and:
  *   - a new thread asks pthread_setschedparam(self, SCHED_RR, PRIO) until granted (50 times
- *     at most, 100 ms apart), prints "attempts after N", "call after rc=R err=E", "tid after N", "kernel after POLICY PRIO" and stays alive;
+ *     at most, 100 ms apart), prints "attempts after N", "call after rc=R err=E",
+ *     "tid after N", "kernel after POLICY PRIO" and stays alive;
  *   - the main thread forks (the child exits at once) and prints "fork elapsed_ms=N exit=S";
  * then "ready", and it waits for stdin to close. */
 #include <semaphore.h>
