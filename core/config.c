@@ -23,6 +23,7 @@ void rtshim_config_defaults(struct rtshim_config *cfg)
 	cfg->nice_fallback = RTSHIM_NICE_REFUSED;
 	cfg->trace = false;
 	cfg->only[0] = '\0';
+	cfg->keep = true;
 	cfg->disabled = false;
 }
 
@@ -191,6 +192,11 @@ static int parse_inherit(struct rtshim_config *cfg, const char *v)
 	return rtshim_parse_bool(v, &cfg->inherit);
 }
 
+static int parse_keep(struct rtshim_config *cfg, const char *v)
+{
+	return rtshim_parse_bool(v, &cfg->keep);
+}
+
 static int parse_disable(struct rtshim_config *cfg, const char *v)
 {
 	return rtshim_parse_bool(v, &cfg->disabled);
@@ -211,6 +217,7 @@ static const struct rtshim_config_var vars[] = {
 	{ "RTSHIM_TRACE", "0", "1 or 0 (yes/no, true/false, on/off)", parse_trace },
 	{ "RTSHIM_ONLY", "(unset: every request)",
 	  "PATTERN[,PATTERN...] (library file-name patterns, no '/', up to 255 bytes)", parse_only },
+	{ "RTSHIM_KEEP", "1", "1 or 0 (yes/no, true/false, on/off)", parse_keep },
 	{ "RTSHIM_DISABLE", "0", "1 or 0 (yes/no, true/false, on/off)", parse_disable },
 };
 

@@ -35,6 +35,7 @@ struct rtshim_config {
 	int nice_fallback;  /* enum rtshim_nice_fallback; RTSHIM_NICE_FALLBACK */
 	bool trace;         /* RTSHIM_TRACE */
 	char only[256];     /* RTSHIM_ONLY: comma-separated fnmatch patterns; "" = every request */
+	bool keep;          /* RTSHIM_KEEP: rtrun's keeper asks again for what rtkit took away */
 	bool disabled;      /* RTSHIM_DISABLE: rtshim off, every call goes to the kernel as it is */
 };
 

@@ -34,6 +34,7 @@ enum {
 	OPT_STATUS,
 	OPT_PAIRS,
 	OPT_PRINT_PRELOAD,
+	OPT_NO_KEEP,
 };
 
 static const struct option longopts[] = {
@@ -60,6 +61,7 @@ static const struct option longopts[] = {
 	{ "status", no_argument, NULL, OPT_STATUS },
 	{ "pairs", no_argument, NULL, OPT_PAIRS },
 	{ "print-preload", no_argument, NULL, OPT_PRINT_PRELOAD },
+	{ "no-keep", no_argument, NULL, OPT_NO_KEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -110,6 +112,8 @@ static void usage(void)
 	      "                       a realtime thread that never blocks: demote (default) to\n"
 	      "                       SCHED_OTHER at 80% of RLIMIT_RTTIME, or killed by the kernel\n"
 	      "      --inherit        threads created by a realtime thread get realtime too\n"
+	      "      --no-keep        no rtshim-keeper: what rtkit takes away later (its canary\n"
+	      "                       after a suspend, its restart) is not asked for again\n"
 	      "  -v, --verbose        the shim (and rtrun) say what they do; twice: debug\n"
 	      "  -q, --quiet          no warnings from the shim or rtrun\n"
 	      "      --trace          the shim logs where each request comes from\n"
@@ -313,6 +317,7 @@ static int one_option(int c, int argc, char **argv, struct rtrun_options *o)
 	case OPT_STATUS: o->status = true; return -1;
 	case OPT_PAIRS: o->status_pairs = true; return -1;
 	case OPT_PRINT_PRELOAD: o->print_preload = true; return -1;
+	case OPT_NO_KEEP: o->no_keep = true; return -1;
 	case 'h': usage(); return 0;
 	case 'V': printf("rtrun (rtshim) %s\n", RTSHIM_VERSION); return 0;
 	case ':': return usage_error("option '%s' requires an argument", argv[optind - 1]);

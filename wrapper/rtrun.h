@@ -59,6 +59,7 @@ struct rtrun_options {
 	const char *runaway_text; /* --runaway demote|kill (validated); NULL = not given */
 	bool inherit;          /* --inherit */
 	const char *nice_fallback_text; /* --nice-fallback[=WHEN] (validated); NULL = not given */
+	bool no_keep;          /* --no-keep */
 	const char *only_text; /* --only PATTERNS (validated); NULL = not given */
 };
 
@@ -192,6 +193,8 @@ int rtrun_print_preload(void);
 
 /* Everything for `rtrun [OPTIONS] COMMAND...`; returns only on failure (exit status). */
 int rtrun_run(const struct rtrun_options *o, char **argv);
+/* keeper.c — before COMMAND's exec: start rtshim-keeper beside it, unless cfg->keep is off. */
+void rtrun_keeper_start(const struct rtshim_config *cfg);
 
 /* realtime.c — the operations -p, --pid and --check share. */
 

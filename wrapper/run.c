@@ -102,6 +102,8 @@ int rtrun_options_to_env(const struct rtrun_options *o)
 		return -1;
 	if (o->only_text && set("RTSHIM_ONLY", o->only_text) < 0)
 		return -1;
+	if (o->no_keep && set("RTSHIM_KEEP", "0") < 0)
+		return -1;
 	return 0;
 }
 
@@ -271,6 +273,7 @@ int rtrun_run(const struct rtrun_options *o, char **argv)
 		warn_about_command(&command, &shim, o);
 		if (o->priority && !main_thread_realtime(o, &cfg, argv[0]) && o->require_rt)
 			return RTRUN_EXIT_NO_RT;
+		rtrun_keeper_start(&cfg);
 	}
 
 	return exec_command(argv);

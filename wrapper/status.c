@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "asked-line.h"
@@ -258,6 +259,45 @@ static void print_process(pid_t pid, int shim, bool pairs, const struct thread_r
 		       asked_text(&rows[i].asked, false, b1, sizeof b1));
 }
 
+/* What rtshim-keeper (keeper.c) saw happen to the process's threads: $XDG_RUNTIME_DIR/rtshim/
+ * PID.kept, "START TID EVENT EPOCH TEXT" (taken, back, refused), one line each, in order. */
+static void print_kept(pid_t pid, bool pairs)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX], line[768], event[16], when[32];
+	unsigned long long start, lstart;
+	long long epoch;
+	int tid, off;
+	FILE *f;
+
+	if (!runtime || rtshim_proc_start_time(pid, &start) < 0 ||
+	    !rtshim_asked_path(runtime, pid, path, sizeof path - 6))
+		return;
+	strcat(path, ".kept");
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llu %d %15s %lld %n", &lstart, &tid, event, &epoch, &off) < 4 ||
+		    lstart != start)
+			continue;
+		time_t t = (time_t)epoch;
+		struct tm tm;
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+		if (!strcmp(event, "watched"))
+			continue; /* the keeper's start of watching: for tests, not people */
+		if (pairs)
+			printf("  kept tid=%d event=%s time=%lld\n", tid, event, epoch);
+		else if (!strcmp(event, "taken"))
+			printf("  %s: rtkit took realtime away from thread %d (%s)\n", when, tid, line + off);
+		else if (!strcmp(event, "back"))
+			printf("  %s: thread %d is realtime again, back (%s)\n", when, tid, line + off);
+		else
+			printf("  %s: thread %d not back: rtkit refused (%s)\n", when, tid, line + off);
+	}
+	fclose(f);
+}
+
 static void show(pid_t pid, int shim, bool pairs)
 {
 	struct thread_row *rows;
@@ -279,6 +319,7 @@ static void show(pid_t pid, int shim, bool pairs)
 	if (rows) {
 		read_asked(pid, rows, n);
 		print_process(pid, shim, pairs, rows, n, rt);
+		print_kept(pid, pairs);
 	}
 	free(rows);
 	free(tids);

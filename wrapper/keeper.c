@@ -1,0 +1,483 @@
+/* keeper.c — grants that last: rtshim-keeper, the process rtrun leaves beside its COMMAND.
+ *
+ * rtkit takes realtime away from every thread it granted when its canary fires (a suspend and
+ * resume looks like a starved machine) and when it exits; nobody asks again, so a long session
+ * goes on without realtime.  rtrun starts one keeper per COMMAND, detached (a double fork: it is
+ * no child of COMMAND, whose wait() never sees it; its own session, so a terminal's ^C is for
+ * COMMAND alone).  The keeper adds no thread to COMMAND and keeps nothing open in it.  Four
+ * times a second it reads, for each thread of COMMAND, what the kernel has (sched_getattr); a
+ * thread that was realtime with SCHED_RESET_ON_FORK and is SCHED_OTHER without it was demoted
+ * by a privileged hand, and is asked for once more (MakeThreadRealtimeWithPID) when rtkit grants
+ * again: at once from a new rtkit or one without canary, after the refusal window of the one
+ * whose canary fired (its --canary-refuse-sec).  What the program dropped itself keeps the flag
+ * and is never asked for (core/keep.h); neither are threads of an image COMMAND exec'd into
+ * later.  Events go to $XDG_RUNTIME_DIR/rtshim/PID.kept for rtrun --status, and, -v, to
+ * COMMAND's standard error as rtrun found it.  The keeper ends with COMMAND.  RTSHIM_KEEP=0 or
+ * rtrun --no-keep: no keeper. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "asked-line.h"
+#include "config.h"
+#include "keep.h"
+#include "procfs.h"
+#include "rtkit-client.h"
+#include "rtkit-usage.h"
+#include "rtrun.h"
+
+#define KEEP_TICK_MS 250
+#define KEEP_DAEMON_CHECK_MS 500
+#define KEEP_MAX_THREADS 1024
+
+struct kept {
+	pid_t tid;
+	unsigned long long start;   /* the thread's start time: a reused TID is another thread */
+	enum rtshim_keep_state state;
+	int policy, prio;           /* what it had while realtime */
+	pid_t daemon;               /* the rtkit-daemon that granted (0: unknown) */
+	unsigned long long daemon_start;
+	int64_t seen_ms, ask_at, checked_ms;
+	bool listed;                /* in this tick's /proc/PID/task */
+};
+
+static struct {
+	pid_t pid;                  /* COMMAND */
+	unsigned long long start, image; /* its start time and the stack of its image */
+	int log_level;
+	const struct rtshim_client_v1 *client;
+	struct kept t[KEEP_MAX_THREADS];
+	int n;
+	struct rtshim_keep_budget budget;
+	int burst_sec, burst_max;
+	pid_t daemon;               /* the daemon last seen, and its start */
+	unsigned long long daemon_start;
+} k;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void say(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(int level, const char *fmt, ...)
+{
+	char line[768];
+	va_list ap;
+	int n;
+
+	if (k.log_level < level)
+		return;
+	n = snprintf(line, sizeof line, "rtshim-keeper[%d]: ", (int)getpid());
+	va_start(ap, fmt);
+	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	strcat(line, "\n");
+	if (write(2, line, strlen(line)) < 0) {
+		/* nothing to do: the line is for people */
+	}
+}
+
+/* One event line for rtrun --status: "START TID EVENT EPOCH-SECONDS TEXT". */
+static void record(const struct kept *t, const char *event, const char *text)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char path[256], line[640];
+	int fd, n;
+
+	if (!runtime || !rtshim_asked_dir(runtime, path, sizeof path) ||
+	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
+	    !rtshim_asked_path(runtime, k.pid, path, sizeof path - 6))
+		return;
+	strcat(path, ".kept");
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof line, "%llu %d %s %lld %s\n", k.start, (int)t->tid, event,
+		     (long long)time(NULL), text);
+	if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
+		/* the record is for people */
+	}
+	close(fd);
+}
+
+static void remove_record(void)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char path[256];
+
+	if (runtime && rtshim_asked_path(runtime, k.pid, path, sizeof path - 6)) {
+		strcat(path, ".kept");
+		unlink(path);
+	}
+}
+
+/* The kernel's view of a thread: 0, or -errno (-ESRCH: it ended). */
+static int sched_of(pid_t tid, struct rtshim_keep_seen *s)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t prio;
+		uint64_t runtime, deadline, period;
+	} a = { 0 };
+
+	if (syscall(SYS_sched_getattr, tid, &a, sizeof a, 0) < 0)
+		return -errno;
+	s->policy = (int)a.policy;
+	s->reset_on_fork = a.flags & 1; /* SCHED_FLAG_RESET_ON_FORK */
+	s->prio = (int)a.prio;
+	return 0;
+}
+
+static int thread_start(pid_t tid, unsigned long long *start)
+{
+	/* /proc/TID/stat: every thread has its own, unlisted, beside the processes */
+	return rtshim_proc_start_time(tid, start);
+}
+
+/* The stack's start of the process's image (/proc/PID/stat field 28): a new one with each
+ * exec (address space layout randomisation), the same for the image's life.  0 or -errno. */
+static int image_of(pid_t pid, unsigned long long *out)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	n = rtshim_proc_read(path, buf, sizeof buf);
+	if (n < 0)
+		return (int)n;
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 28; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return -EIO;
+	*out = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+/* The rtkit-daemon that owns its name now: 0 and *pid, *start, or -errno (-ENOTCONN: none). */
+static int daemon_now(pid_t *pid, unsigned long long *start)
+{
+	int r;
+
+	if (!k.client || !k.client->daemon_pid)
+		return -ENOTSUP;
+	r = k.client->daemon_pid(pid);
+	if (r < 0)
+		return r;
+	return rtshim_proc_start_time(*pid, start);
+}
+
+static bool daemon_alive(pid_t pid, unsigned long long start)
+{
+	unsigned long long s;
+
+	return pid > 0 && rtshim_proc_start_time(pid, &s) == 0 && s == start;
+}
+
+static void canary_of(pid_t daemon, struct rtshim_keep_canary *c)
+{
+	char path[64], args[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)daemon);
+	n = rtshim_proc_read(path, args, sizeof args);
+	rtshim_keep_canary_parse(args, n > 0 ? (int)n : 0, c);
+}
+
+static struct kept *find(pid_t tid)
+{
+	for (int i = 0; i < k.n; i++)
+		if (k.t[i].tid == tid)
+			return &k.t[i];
+	return NULL;
+}
+
+static const char *comm(pid_t tid, char *buf, size_t size)
+{
+	rtrun_comm_of(k.pid, tid, buf, size);
+	return buf;
+}
+
+/* A thread seen realtime with the flag: watched from now on. */
+static void watch(struct kept *t, const struct rtshim_keep_seen *s)
+{
+	if (!daemon_alive(k.daemon, k.daemon_start) && daemon_now(&k.daemon, &k.daemon_start) < 0)
+		k.daemon = 0;
+	t->state = RTSHIM_KEEP_WATCHING;
+	t->policy = s->policy;
+	t->prio = s->prio;
+	t->daemon = k.daemon;
+	t->daemon_start = k.daemon_start;
+}
+
+/* Decide, for a thread just seen demoted, when to ask. */
+static void plan(struct kept *t, int64_t now)
+{
+	struct rtshim_keep_canary canary = { .on = false };
+	enum rtshim_keep_daemon who = RTSHIM_KEEP_DAEMON_NONE;
+	pid_t pid;
+	unsigned long long start;
+
+	if (daemon_now(&pid, &start) == 0) {
+		who = t->daemon == pid && t->daemon_start == start ? RTSHIM_KEEP_DAEMON_SAME
+								    : RTSHIM_KEEP_DAEMON_NEW;
+		if (who == RTSHIM_KEEP_DAEMON_SAME)
+			canary_of(pid, &canary);
+		t->daemon = pid;
+		t->daemon_start = start;
+	}
+	t->ask_at = rtshim_keep_ask_at(now, who, &canary);
+	t->checked_ms = now;
+}
+
+static void describe_wait(const struct kept *t, int64_t now, char *buf, size_t size)
+{
+	if (t->ask_at < 0)
+		snprintf(buf, size, "rtkit is not on the bus: asking when it is back");
+	else if (t->ask_at > now)
+		snprintf(buf, size, "asking after rtkit's refusal window, in %lld s",
+			 (long long)((t->ask_at - now + 999) / 1000));
+	else
+		snprintf(buf, size, "asking again now");
+}
+
+static void ask(struct kept *t, int64_t now)
+{
+	struct rtshim_keep_seen s;
+	unsigned long long start;
+	char name[64], text[512];
+	int r;
+
+	if (sched_of(t->tid, &s) < 0 || thread_start(t->tid, &start) < 0 || start != t->start)
+		return; /* ended: the next tick forgets it */
+	if (rtshim_keep_observe(RTSHIM_KEEP_WATCHING, &s) != RTSHIM_KEEP_DEMOTED) {
+		t->state = RTSHIM_KEEP_WATCHING; /* came back meanwhile (the program asked) */
+		return;
+	}
+	rtshim_keep_budget_spend(&k.budget, now, k.burst_sec);
+	r = k.client ? k.client->make_realtime(k.pid, t->tid, t->prio) : -ENOTSUP;
+	if (r == 0 && sched_of(t->tid, &s) == 0 && rtshim_keep_observe(RTSHIM_KEEP_TAKEN, &s) ==
+							  RTSHIM_KEEP_GRANTED) {
+		t->state = RTSHIM_KEEP_WATCHING;
+		t->prio = s.prio;
+		snprintf(text, sizeof text, "SCHED_%s %d, %lld ms after rtkit took it",
+			 s.policy == SCHED_FIFO ? "FIFO" : "RR", s.prio, (long long)(now_ms() - t->seen_ms));
+		record(t, "back", text);
+		say(RTSHIM_LOG_INFO, "thread %d (%s) of %d is realtime again: %s", (int)t->tid,
+		    comm(t->tid, name, sizeof name), (int)k.pid, text);
+		return;
+	}
+	if (r == 0)
+		r = -EPROTO; /* success the kernel does not show */
+	t->state = RTSHIM_KEEP_REFUSED;
+	if (r == -EBUSY) {
+		struct rtkit_usage u;
+
+		rtrun_rtkit_usage(&u);
+		rtrun_rtkit_limits_text(&u, text, sizeof text);
+	} else {
+		snprintf(text, sizeof text, "%s", k.client ? k.client->strerror(r) : strerror(-r));
+	}
+	record(t, "refused", text);
+	say(RTSHIM_LOG_WARN, "rtkit took realtime away from thread %d (%s) of %d and refused it "
+	    "again: %s; not asking again", (int)t->tid, comm(t->tid, name, sizeof name),
+	    (int)k.pid, text);
+}
+
+/* One look at every thread of the process. */
+static void tick(void)
+{
+	pid_t *tids = NULL;
+	size_t count = 0;
+	int64_t now = now_ms();
+	char name[64], text[160];
+
+	if (rtrun_list_threads(k.pid, &tids, &count) < 0)
+		return;
+	for (int i = 0; i < k.n; i++)
+		k.t[i].listed = false;
+	for (size_t j = 0; j < count; j++) {
+		struct rtshim_keep_seen s;
+		struct kept *t = find(tids[j]);
+
+		if (sched_of(tids[j], &s) < 0)
+			continue;
+		if (!t) {
+			if (rtshim_keep_observe(RTSHIM_KEEP_LEFT, &s) != RTSHIM_KEEP_GRANTED ||
+			    k.n == KEEP_MAX_THREADS)
+				continue;
+			t = &k.t[k.n++];
+			*t = (struct kept){ .tid = tids[j] };
+			if (thread_start(t->tid, &t->start) < 0) {
+				k.n--;
+				continue;
+			}
+			watch(t, &s);
+			record(t, "watched", "");
+		}
+		t->listed = true;
+		switch (rtshim_keep_observe(t->state, &s)) {
+		case RTSHIM_KEEP_NOTHING:
+			if (t->state == RTSHIM_KEEP_WATCHING)
+				t->prio = s.prio;
+			break;
+		case RTSHIM_KEEP_GRANTED:
+			watch(t, &s);
+			break;
+		case RTSHIM_KEEP_DROPPED:
+		case RTSHIM_KEEP_FOREIGN:
+			t->state = RTSHIM_KEEP_LEFT;
+			break;
+		case RTSHIM_KEEP_DEMOTED: {
+			unsigned long long start, image;
+
+			if (thread_start(t->tid, &start) < 0 || start != t->start) {
+				t->listed = false; /* another thread with a reused TID */
+				break;
+			}
+			if (image_of(k.pid, &image) < 0 || image != k.image) {
+				t->state = RTSHIM_KEEP_LEFT; /* the process exec'd: not the image that asked */
+				break;
+			}
+			t->state = RTSHIM_KEEP_TAKEN;
+			t->seen_ms = now;
+			plan(t, now);
+			describe_wait(t, now, text, sizeof text);
+			record(t, "taken", text);
+			say(RTSHIM_LOG_INFO, "rtkit took realtime away from thread %d (%s) of %d; %s",
+			    (int)t->tid, comm(t->tid, name, sizeof name), (int)k.pid, text);
+			break;
+		}
+		}
+	}
+	free(tids);
+	/* threads that ended (or whose TID another thread has) are forgotten */
+	for (int i = 0; i < k.n;)
+		if (!k.t[i].listed)
+			k.t[i] = k.t[--k.n];
+		else
+			i++;
+	for (int i = 0; i < k.n; i++) {
+		struct kept *t = &k.t[i];
+		int64_t next;
+
+		if (t->state != RTSHIM_KEEP_TAKEN)
+			continue;
+		if (now - t->checked_ms >= KEEP_DAEMON_CHECK_MS) {
+			t->checked_ms = now;
+			if (t->ask_at < 0) {
+				pid_t pid;
+				unsigned long long start;
+
+				if (daemon_now(&pid, &start) == 0) { /* a new rtkit: no refusal window */
+					t->daemon = pid;
+					t->daemon_start = start;
+					t->ask_at = now;
+				}
+			} else if (t->ask_at > now && !daemon_alive(t->daemon, t->daemon_start)) {
+				t->ask_at = -1; /* the daemon whose window it was has gone */
+			}
+		}
+		if (t->ask_at < 0 || t->ask_at > now)
+			continue;
+		if (!rtshim_keep_budget_allows(&k.budget, now, k.burst_sec, k.burst_max, &next)) {
+			t->ask_at = next;
+			continue;
+		}
+		ask(t, now);
+	}
+}
+
+static bool process_is_ours(void)
+{
+	unsigned long long start;
+
+	return rtshim_proc_start_time(k.pid, &start) == 0 && start == k.start;
+}
+
+static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
+{
+	struct rtkit_usage u;
+	char c;
+	int pidfd, null;
+
+	prctl(PR_SET_NAME, "rtshim-keeper");
+	setsid();
+	signal(SIGPIPE, SIG_IGN);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+	}
+	/* rtrun's write end of the pipe closes when it execs COMMAND (or exits) */
+	while (read(exec_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	close_range(3, ~0U, 0);
+	k.pid = pid;
+	k.log_level = cfg->log_level;
+	if (!k.start || !process_is_ours() || image_of(pid, &k.image) < 0)
+		_exit(0);
+	k.client = rtrun_client();
+	rtrun_client_set_timeout_ms(cfg->timeout_ms);
+	rtrun_rtkit_usage(&u);
+	k.burst_sec = u.burst_sec;
+	k.burst_max = u.burst_max;
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	for (;;) {
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+		if (pidfd >= 0 ? poll(&p, 1, KEEP_TICK_MS) > 0 : (usleep(KEEP_TICK_MS * 1000), 0))
+			break; /* COMMAND ended */
+		if (!process_is_ours())
+			break;
+		tick();
+	}
+	remove_record();
+	_exit(0);
+}
+
+void rtrun_keeper_start(const struct rtshim_config *cfg)
+{
+	int fds[2], status;
+	pid_t pid = getpid(), middle;
+
+	if (!cfg->keep || pipe2(fds, O_CLOEXEC) < 0)
+		return;
+	fflush(NULL);
+	middle = fork();
+	if (middle == 0) {
+		close(fds[1]);
+		if (fork() == 0) {
+			unsigned long long start;
+
+			/* the start time of COMMAND, read before it can end */
+			k.start = rtshim_proc_start_time(pid, &start) == 0 ? start : 0;
+			keeper_main(pid, fds[0], cfg);
+		}
+		_exit(0);
+	}
+	close(fds[0]);
+	if (middle > 0)
+		while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
+			;
+	/* fds[1] stays open until exec closes it: the keeper's signal to start */
+}
