@@ -59,7 +59,7 @@ ask_thread() {
 wait_sched() {
 	local i
 	for ((i = 0; i < $4 * 20; i++)); do
-		[[ $(sched_of "$1" "$2") == $3 ]] && return 0
+		[[ $(sched_of "$1" "$2") == "$3" ]] && return 0
 		sleep 0.05
 	done
 	echo "thread $2: $(sched_of "$1" "$2"), wanted $3"
