@@ -39,6 +39,7 @@
 #include "rtrun.h"
 
 #define KEEP_TICK_MS 250
+#define KEEP_SCAN_MS 1000 /* new realtime threads: looked for once a second */
 #define KEEP_DAEMON_CHECK_MS 500
 #define KEEP_MAX_THREADS 1024
 
@@ -303,13 +304,51 @@ static void ask(struct kept *t, int64_t now)
 	    (int)k.pid, text);
 }
 
-/* One look at every thread of the process. */
-static void tick(void)
+/* What one observation of a watched thread means. */
+static void observe(struct kept *t, const struct rtshim_keep_seen *s, int64_t now)
+{
+	char name[64], text[160];
+
+	switch (rtshim_keep_observe(t->state, s)) {
+	case RTSHIM_KEEP_NOTHING:
+		if (t->state == RTSHIM_KEEP_WATCHING)
+			t->prio = s->prio;
+		break;
+	case RTSHIM_KEEP_GRANTED:
+		watch(t, s);
+		break;
+	case RTSHIM_KEEP_DROPPED:
+	case RTSHIM_KEEP_FOREIGN:
+		t->state = RTSHIM_KEEP_LEFT;
+		break;
+	case RTSHIM_KEEP_DEMOTED: {
+		unsigned long long start, image;
+
+		if (thread_start(t->tid, &start) < 0 || start != t->start) {
+			t->listed = false; /* another thread with a reused TID */
+			break;
+		}
+		if (image_of(k.pid, &image) < 0 || image != k.image) {
+			t->state = RTSHIM_KEEP_LEFT; /* the process exec'd: not the image that asked */
+			break;
+		}
+		t->state = RTSHIM_KEEP_TAKEN;
+		t->seen_ms = now;
+		plan(t, now);
+		describe_wait(t, now, text, sizeof text);
+		record(t, "taken", text);
+		say(RTSHIM_LOG_INFO, "rtkit took realtime away from thread %d (%s) of %d; %s",
+		    (int)t->tid, comm(t->tid, name, sizeof name), (int)k.pid, text);
+		break;
+	}
+	}
+}
+
+/* The threads of the process that are new since the last scan and realtime: watched. */
+static void scan(int64_t now)
 {
 	pid_t *tids = NULL;
 	size_t count = 0;
-	int64_t now = now_ms();
-	char name[64], text[160];
 
 	if (rtrun_list_threads(k.pid, &tids, &count) < 0)
 		return;
@@ -319,57 +358,45 @@ static void tick(void)
 		struct rtshim_keep_seen s;
 		struct kept *t = find(tids[j]);
 
-		if (sched_of(tids[j], &s) < 0)
+		if (t) {
+			t->listed = true;
 			continue;
-		if (!t) {
-			if (rtshim_keep_observe(RTSHIM_KEEP_LEFT, &s) != RTSHIM_KEEP_GRANTED ||
-			    k.n == KEEP_MAX_THREADS)
-				continue;
-			t = &k.t[k.n++];
-			*t = (struct kept){ .tid = tids[j] };
-			if (thread_start(t->tid, &t->start) < 0) {
-				k.n--;
-				continue;
-			}
-			watch(t, &s);
-			record(t, "watched", "");
 		}
-		t->listed = true;
-		switch (rtshim_keep_observe(t->state, &s)) {
-		case RTSHIM_KEEP_NOTHING:
-			if (t->state == RTSHIM_KEEP_WATCHING)
-				t->prio = s.prio;
-			break;
-		case RTSHIM_KEEP_GRANTED:
-			watch(t, &s);
-			break;
-		case RTSHIM_KEEP_DROPPED:
-		case RTSHIM_KEEP_FOREIGN:
-			t->state = RTSHIM_KEEP_LEFT;
-			break;
-		case RTSHIM_KEEP_DEMOTED: {
-			unsigned long long start, image;
-
-			if (thread_start(t->tid, &start) < 0 || start != t->start) {
-				t->listed = false; /* another thread with a reused TID */
-				break;
-			}
-			if (image_of(k.pid, &image) < 0 || image != k.image) {
-				t->state = RTSHIM_KEEP_LEFT; /* the process exec'd: not the image that asked */
-				break;
-			}
-			t->state = RTSHIM_KEEP_TAKEN;
-			t->seen_ms = now;
-			plan(t, now);
-			describe_wait(t, now, text, sizeof text);
-			record(t, "taken", text);
-			say(RTSHIM_LOG_INFO, "rtkit took realtime away from thread %d (%s) of %d; %s",
-			    (int)t->tid, comm(t->tid, name, sizeof name), (int)k.pid, text);
-			break;
+		if (sched_of(tids[j], &s) < 0 ||
+		    rtshim_keep_observe(RTSHIM_KEEP_LEFT, &s) != RTSHIM_KEEP_GRANTED ||
+		    k.n == KEEP_MAX_THREADS)
+			continue;
+		t = &k.t[k.n++];
+		*t = (struct kept){ .tid = tids[j], .listed = true };
+		if (thread_start(t->tid, &t->start) < 0) {
+			k.n--;
+			continue;
 		}
-		}
+		watch(t, &s);
+		record(t, "watched", "");
 	}
 	free(tids);
+	(void)now;
+}
+
+/* One look at every watched thread (sched_getattr alone); once a second, a scan for new ones. */
+static void tick(void)
+{
+	static int64_t scanned_ms = -KEEP_SCAN_MS;
+	int64_t now = now_ms();
+
+	if (now - scanned_ms >= KEEP_SCAN_MS) {
+		scanned_ms = now;
+		scan(now);
+	}
+	for (int i = 0; i < k.n; i++) {
+		struct rtshim_keep_seen s;
+
+		if (!k.t[i].listed || sched_of(k.t[i].tid, &s) < 0)
+			k.t[i].listed = false; /* ended */
+		else
+			observe(&k.t[i], &s, now);
+	}
 	/* threads that ended (or whose TID another thread has) are forgotten */
 	for (int i = 0; i < k.n;)
 		if (!k.t[i].listed)
@@ -447,8 +474,8 @@ static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
 
 		if (pidfd >= 0 ? poll(&p, 1, KEEP_TICK_MS) > 0 : (usleep(KEEP_TICK_MS * 1000), 0))
 			break; /* COMMAND ended */
-		if (!process_is_ours())
-			break;
+		if (pidfd < 0 && !process_is_ours())
+			break; /* (a pidfd names the process itself: no reused PID) */
 		tick();
 	}
 	remove_record();

@@ -53,6 +53,7 @@ exec_line() {
 		[--inherit]="--inherit" [--verbose]="--verbose" [--quiet]="--quiet" [--trace]="--trace"
 		[--only]="--only libjack,libffado" [--nice-fallback]="--nice-fallback=refused"
 		[--reset-on-fork]="--reset-on-fork" [--require-rt]="-p 10 --require-rt"
+		[--no-keep]="--no-keep"
 	)
 	local -a starts_nothing=(--check --pid --status --pairs --all-tasks --print-preload --help --version)
 	local opt args
