@@ -173,3 +173,24 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	for ((i = 0; i < 200; i++)); do [[ -d /proc/$keeper ]] || break; sleep 0.05; done
 	[[ ! -d /proc/$keeper ]]
 }
+
+@test "a refusal when the keeper asks again is said in one line and not asked again" {
+	start_probe 8
+	kept=$(ask_thread 8 10)
+	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
+	watched 8 "$kept"
+	tb_polkit deny
+	as_root dbus-send --system --print-reply --dest=org.freedesktop.RealtimeKit1 \
+		/org/freedesktop/RealtimeKit1 org.freedesktop.RealtimeKit1.Exit || true
+	wait_sched "$PID_8" "$kept" 'SCHED_OTHER 0' 10
+	tb_restart_rtkit
+	for ((i = 0; i < 200; i++)); do
+		grep -q 'refused it again' "$BATS_TEST_TMPDIR/p8.out.err" && break
+		sleep 0.05
+	done
+	tb_polkit allow
+	cat "$BATS_TEST_TMPDIR/p8.out.err"
+	[[ $(grep -c 'refused it again' "$BATS_TEST_TMPDIR/p8.out.err") == 1 ]]
+	[[ $(grep -c " $kept refused " "$RUNDIR/rtshim/$PID_8.kept") == 1 ]]
+	[[ $(sched_of "$PID_8" "$kept") == 'SCHED_OTHER 0' ]]
+}
