@@ -93,9 +93,9 @@ suspend() {
 	return 1
 }
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-@test "realtime that rtkit's canary took away comes back after its refusal window, without --no-keep only" {
+# side_by_side: the same program under rtrun -v (probe 8) and rtrun --no-keep (probe 9), a
+# thread of each granted FIFO/10 (kept, plain), and the keeper watching its own.
+side_by_side() {
 	start_probe 8 -v
 	start_probe 9 --no-keep
 	kept=$(ask_thread 8 10)
@@ -103,6 +103,12 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
 	wait_sched "$PID_9" "$plain" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
 	watched 8 "$kept"
+}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+@test "realtime that rtkit's canary took away comes back after its refusal window, without --no-keep only" {
+	side_by_side
 	suspend "$PID_8" "$kept"
 	taken=$(now_ms)
 	wait_sched "$PID_9" "$plain" 'SCHED_OTHER 0' 10
@@ -139,13 +145,7 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 }
 
 @test "after rtkit's Exit a new rtkit grants again what the old one took away, without --no-keep only" {
-	start_probe 8 -v
-	start_probe 9 --no-keep
-	kept=$(ask_thread 8 10)
-	plain=$(ask_thread 9 10)
-	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
-	wait_sched "$PID_9" "$plain" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
-	watched 8 "$kept"
+	side_by_side
 	as_root dbus-send --system --print-reply --dest=org.freedesktop.RealtimeKit1 \
 		/org/freedesktop/RealtimeKit1 org.freedesktop.RealtimeKit1.Exit || true
 	wait_sched "$PID_8" "$kept" 'SCHED_OTHER 0' 10
