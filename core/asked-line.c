@@ -19,6 +19,12 @@ const char *rtshim_asked_path(const char *runtime_dir, pid_t pid, char *buf, siz
 	return runtime_dir[0] == '/' && n + 1 < size ? buf : NULL;
 }
 
+const char *rtshim_kept_path(const char *runtime_dir, pid_t pid, char *buf, size_t size)
+{
+	size_t n = rtshim_format(buf, size, "%s/rtshim/%d.kept", runtime_dir, (int)pid);
+	return runtime_dir[0] == '/' && n + 1 < size ? buf : NULL;
+}
+
 size_t rtshim_asked_format(const struct rtshim_asked *a, char *buf, size_t size)
 {
 	return rtshim_format(buf, size, "%llu %d %s %d\n", a->start, (int)a->tid,

@@ -18,6 +18,9 @@ struct rtshim_asked {
 /* The record of process `pid` under `runtime_dir` ($XDG_RUNTIME_DIR/rtshim/PID): buf, or NULL
  * when runtime_dir is not absolute or the path does not fit in `size`. */
 const char *rtshim_asked_path(const char *runtime_dir, pid_t pid, char *buf, size_t size);
+/* What rtrun's keeper (wrapper/keeper.c) saw happen to the process's threads
+ * ($XDG_RUNTIME_DIR/rtshim/PID.kept), likewise. */
+const char *rtshim_kept_path(const char *runtime_dir, pid_t pid, char *buf, size_t size);
 /* Its directory ($XDG_RUNTIME_DIR/rtshim), likewise. */
 const char *rtshim_asked_dir(const char *runtime_dir, char *buf, size_t size);
 

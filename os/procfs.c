@@ -68,7 +68,7 @@ static int status_pid_field(pid_t pid, const char *field, long min, pid_t *out)
 	return 0;
 }
 
-int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks)
+int rtshim_proc_stat_field(pid_t pid, int field, unsigned long long *value)
 {
 	char path[64], buf[1024];
 	if (pid)
@@ -78,17 +78,22 @@ int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks)
 	ssize_t n = rtshim_proc_read(path, buf, sizeof buf);
 	if (n < 0)
 		return (int)n;
-	/* after the name (which may hold anything), field 3 on; starttime is field 22 */
+	/* after the name (which may hold anything), field 3 on */
 	const char *p = strrchr(buf, ')');
-	for (int field = 2; p && field < 22; field++)
+	for (int f = 2; p && f < field; f++)
 		p = strchr(p + 1, ' ');
 	if (!p || p[1] < '0' || p[1] > '9')
 		return -EIO;
 	unsigned long long v = 0;
 	for (p++; *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + (unsigned long long)(*p - '0');
-	*ticks = v;
+	*value = v;
 	return 0;
+}
+
+int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks)
+{
+	return rtshim_proc_stat_field(pid, 22, ticks);
 }
 
 int rtshim_proc_tgid(pid_t tid, pid_t *tgid)

@@ -23,6 +23,10 @@ int rtshim_proc_ppid(pid_t pid, pid_t *ppid);
  * 0 or -errno. */
 int rtshim_proc_start_time(pid_t pid, unsigned long long *ticks);
 
+/* Numeric field `field` (3 and on, counted as proc(5) does) of /proc/PID/stat (0: this
+ * process).  0 or -errno. */
+int rtshim_proc_stat_field(pid_t pid, int field, unsigned long long *value);
+
 /* Owner uid of /proc/PID (what rtkit checks).  0 or -errno. */
 int rtshim_proc_owner(pid_t pid, uid_t *uid);
 

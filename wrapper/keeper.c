@@ -47,7 +47,7 @@ struct kept {
 	pid_t tid;
 	unsigned long long start;   /* the thread's start time: a reused TID is another thread */
 	enum rtshim_keep_state state;
-	int policy, prio;           /* what it had while realtime */
+	int prio;                   /* what it had while realtime */
 	pid_t daemon;               /* the rtkit-daemon that granted (0: unknown) */
 	unsigned long long daemon_start;
 	int64_t seen_ms, ask_at, checked_ms;
@@ -103,9 +103,8 @@ static void record(const struct kept *t, const char *event, const char *text)
 
 	if (!runtime || !rtshim_asked_dir(runtime, path, sizeof path) ||
 	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
-	    !rtshim_asked_path(runtime, k.pid, path, sizeof path - 6))
+	    !rtshim_kept_path(runtime, k.pid, path, sizeof path))
 		return;
-	strcat(path, ".kept");
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return;
@@ -122,10 +121,8 @@ static void remove_record(void)
 	const char *runtime = getenv("XDG_RUNTIME_DIR");
 	char path[256];
 
-	if (runtime && rtshim_asked_path(runtime, k.pid, path, sizeof path - 6)) {
-		strcat(path, ".kept");
+	if (runtime && rtshim_kept_path(runtime, k.pid, path, sizeof path))
 		unlink(path);
-	}
 }
 
 /* The kernel's view of a thread: 0, or -errno (-ESRCH: it ended). */
@@ -157,21 +154,7 @@ static int thread_start(pid_t tid, unsigned long long *start)
  * exec (address space layout randomisation), the same for the image's life.  0 or -errno. */
 static int image_of(pid_t pid, unsigned long long *out)
 {
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	n = rtshim_proc_read(path, buf, sizeof buf);
-	if (n < 0)
-		return (int)n;
-	p = strrchr(buf, ')');
-	for (int field = 2; p && field < 28; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return -EIO;
-	*out = strtoull(p + 1, NULL, 10);
-	return 0;
+	return rtshim_proc_stat_field(pid, 28, out);
 }
 
 /* The rtkit-daemon that owns its name now: 0 and *pid, *start, or -errno (-ENOTCONN: none). */
@@ -224,21 +207,24 @@ static void watch(struct kept *t, const struct rtshim_keep_seen *s)
 	if (!daemon_alive(k.daemon, k.daemon_start) && daemon_now(&k.daemon, &k.daemon_start) < 0)
 		k.daemon = 0;
 	t->state = RTSHIM_KEEP_WATCHING;
-	t->policy = s->policy;
 	t->prio = s->prio;
 	t->daemon = k.daemon;
 	t->daemon_start = k.daemon_start;
 }
 
-/* Decide, for a thread just seen demoted, when to ask. */
-static void plan(struct kept *t, int64_t now)
+/* Decide, for a thread just seen demoted, when to ask: 0, or -errno when rtkit's state cannot
+ * be known from here (another PID namespace than the bus, the portal): then never. */
+static int plan(struct kept *t, int64_t now)
 {
 	struct rtshim_keep_canary canary = { .on = false };
 	enum rtshim_keep_daemon who = RTSHIM_KEEP_DAEMON_NONE;
 	pid_t pid;
 	unsigned long long start;
+	int r = daemon_now(&pid, &start);
 
-	if (daemon_now(&pid, &start) == 0) {
+	if (r < 0 && r != -ENOTCONN)
+		return r;
+	if (r == 0) {
 		who = t->daemon == pid && t->daemon_start == start ? RTSHIM_KEEP_DAEMON_SAME
 								    : RTSHIM_KEEP_DAEMON_NEW;
 		if (who == RTSHIM_KEEP_DAEMON_SAME)
@@ -248,6 +234,7 @@ static void plan(struct kept *t, int64_t now)
 	}
 	t->ask_at = rtshim_keep_ask_at(now, who, &canary);
 	t->checked_ms = now;
+	return 0;
 }
 
 static void describe_wait(const struct kept *t, int64_t now, char *buf, size_t size)
@@ -334,8 +321,14 @@ static void observe(struct kept *t, const struct rtshim_keep_seen *s, int64_t no
 		}
 		t->state = RTSHIM_KEEP_TAKEN;
 		t->seen_ms = now;
-		plan(t, now);
-		describe_wait(t, now, text, sizeof text);
+		int r = plan(t, now);
+		if (r < 0) {
+			t->state = RTSHIM_KEEP_REFUSED;
+			snprintf(text, sizeof text, "not asking again: rtkit's state cannot be read "
+				 "from here (%s)", k.client ? k.client->strerror(r) : strerror(-r));
+		} else {
+			describe_wait(t, now, text, sizeof text);
+		}
 		record(t, "taken", text);
 		say(RTSHIM_LOG_INFO, "rtkit took realtime away from thread %d (%s) of %d; %s",
 		    (int)t->tid, comm(t->tid, name, sizeof name), (int)k.pid, text);
@@ -345,7 +338,7 @@ static void observe(struct kept *t, const struct rtshim_keep_seen *s, int64_t no
 }
 
 /* The threads of the process that are new since the last scan and realtime: watched. */
-static void scan(int64_t now)
+static void scan(void)
 {
 	pid_t *tids = NULL;
 	size_t count = 0;
@@ -376,7 +369,6 @@ static void scan(int64_t now)
 		record(t, "watched", "");
 	}
 	free(tids);
-	(void)now;
 }
 
 /* One look at every watched thread (sched_getattr alone); once a second, a scan for new ones. */
@@ -387,7 +379,7 @@ static void tick(void)
 
 	if (now - scanned_ms >= KEEP_SCAN_MS) {
 		scanned_ms = now;
-		scan(now);
+		scan();
 	}
 	for (int i = 0; i < k.n; i++) {
 		struct rtshim_keep_seen s;
@@ -426,6 +418,13 @@ static void tick(void)
 		}
 		if (t->ask_at < 0 || t->ask_at > now)
 			continue;
+		if (!k.burst_sec) { /* rtkit's burst, read when first needed: a /proc scan */
+			struct rtkit_usage u;
+
+			rtrun_rtkit_usage(&u);
+			k.burst_sec = u.burst_sec;
+			k.burst_max = u.burst_max;
+		}
 		if (!rtshim_keep_budget_allows(&k.budget, now, k.burst_sec, k.burst_max, &next)) {
 			t->ask_at = next;
 			continue;
@@ -443,7 +442,6 @@ static bool process_is_ours(void)
 
 static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
 {
-	struct rtkit_usage u;
 	char c;
 	int pidfd, null;
 
@@ -465,9 +463,6 @@ static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
 		_exit(0);
 	k.client = rtrun_client();
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);
-	rtrun_rtkit_usage(&u);
-	k.burst_sec = u.burst_sec;
-	k.burst_max = u.burst_max;
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		struct pollfd p = { .fd = pidfd, .events = POLLIN };

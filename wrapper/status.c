@@ -271,9 +271,8 @@ static void print_kept(pid_t pid, bool pairs)
 	FILE *f;
 
 	if (!runtime || rtshim_proc_start_time(pid, &start) < 0 ||
-	    !rtshim_asked_path(runtime, pid, path, sizeof path - 6))
+	    !rtshim_kept_path(runtime, pid, path, sizeof path))
 		return;
-	strcat(path, ".kept");
 	if (!(f = fopen(path, "re")))
 		return;
 	while (fgets(line, sizeof line, f)) {
