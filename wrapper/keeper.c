@@ -52,6 +52,7 @@ struct kept {
 	unsigned long long daemon_start;
 	int64_t seen_ms, ask_at, checked_ms;
 	bool listed;                /* in this tick's /proc/PID/task */
+	bool left_said;             /* "left" recorded: once a thread (a program may toggle) */
 };
 
 static struct {
@@ -307,6 +308,11 @@ static void observe(struct kept *t, const struct rtshim_keep_seen *s, int64_t no
 	case RTSHIM_KEEP_DROPPED:
 	case RTSHIM_KEEP_FOREIGN:
 		t->state = RTSHIM_KEEP_LEFT;
+		if (!t->left_said) {
+			t->left_said = true;
+			record(t, "left", s->reset_on_fork ? "the program, or rtshim's runaway guard"
+							    : "set by a privileged hand, not rtkit");
+		}
 		break;
 	case RTSHIM_KEEP_DEMOTED: {
 		unsigned long long start, image;

@@ -291,6 +291,9 @@ static void print_kept(pid_t pid, bool pairs)
 			printf("  %s: rtkit took realtime away from thread %d (%s)\n", when, tid, line + off);
 		else if (!strcmp(event, "back"))
 			printf("  %s: thread %d is realtime again, back (%s)\n", when, tid, line + off);
+		else if (!strcmp(event, "left"))
+			printf("  %s: thread %d left realtime itself, not asked for again (%s)\n", when,
+			       tid, line + off);
 		else
 			printf("  %s: thread %d not back: rtkit refused (%s)\n", when, tid, line + off);
 	}

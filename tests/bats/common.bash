@@ -49,6 +49,23 @@ tb_restart_rtkit() { "$TESTBED" restart-rtkit --dir "$TB_DIR"; }
 tb_polkit() { "$TESTBED" polkit --dir "$TB_DIR" "$1"; }
 tb_rtkit_log() { cat "$TB_DIR/rtkit.log"; }
 
+# simulate_suspend CHECK...: what a suspend and resume is to rtkit's watchdog (its canary on:
+# testbed start --canary), no CPU for 4 s (SIGSTOP, SIGCONT), until CHECK (which waits a few
+# seconds for the demotion) succeeds.  rtkit's canary thread and its watchdog both wake at
+# SIGCONT; when the canary cheeps first (a loaded machine), the watchdog sees nothing: then
+# again, three times at most.
+simulate_suspend() {
+	local n
+	for ((n = 0; n < 3; n++)); do
+		kill -STOP "$(tb_pid rtkit)"
+		sleep 4
+		kill -CONT "$(tb_pid rtkit)"
+		"$@" >/dev/null && return 0
+	done
+	echo "rtkit's canary never fired"
+	return 1
+}
+
 # tb_report_failure: after a failed test (in teardown), whether each daemon of the stack still
 # runs and the end of its log: a refusal the test did not expect is told apart from a dead daemon.
 tb_report_failure() {

@@ -8,6 +8,10 @@
  *   drop             sched_setscheduler(0, SCHED_OTHER, 0) on the main thread
  *   thread PRIO      a new thread asks pthread_setschedparam(self, SCHED_FIFO, PRIO), reports
  *                    ("tid=N" too) and stays alive
+ *   runaway PRIO     like thread, and then the thread waits for spin
+ *   spin             the runaway thread runs without ever blocking until it is no longer
+ *                    realtime (the runaway guard, or the kernel), reports "runaway
+ *                    ended tid=N kernel=..." and parks
  *   cycle N PRIO     N times: acquire FIFO/PRIO then drop, on the main thread; counts results
  *   fork PRIO        fork: the child reports the policy it started with, asks FIFO/PRIO itself
  *                    and exits 0 if granted (SIGALRM after 10 s: hung); the parent reports.
@@ -24,7 +28,9 @@
  *   exec PATH ARGS   execv (e.g. this program again)
  *   sleep MS         nanosleep
  * "pid N" first, then "ready" (and after each command its result lines); "done" at EOF. */
+#include <semaphore.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -77,11 +83,25 @@ static void cmd_drop(const char *pfx)
 
 struct thread_req {
 	int prio;
+	bool runaway;
 	const char *pfx;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done;
 };
+
+static sem_t spin_go;
+
+static void spin_until_demoted(void)
+{
+	sem_wait(&spin_go);
+	for (;;) {
+		int pol = probe_kernel_policy(probe_gettid()) & ~SCHED_RESET_ON_FORK;
+		if (pol != SCHED_FIFO && pol != SCHED_RR)
+			break;
+	}
+	probe_say("runaway ended tid=%d kernel=%s", (int)probe_gettid(), kernel_of(probe_gettid()));
+}
 
 static void *thread_body(void *p)
 {
@@ -91,17 +111,20 @@ static void *thread_body(void *p)
 	int e = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	probe_say("%src=%d err=%s elapsed_ms=%lld tid=%d kernel=%s", r->pfx, e, probe_errname(e),
 		  now_ms() - t0, (int)probe_gettid(), kernel_of(probe_gettid()));
+	bool runaway = r->runaway;
 	pthread_mutex_lock(&r->lock);
 	r->done = 1;
 	pthread_cond_signal(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+	if (runaway)
+		spin_until_demoted();
 	probe_park();
 	return NULL;
 }
 
-static void cmd_thread(const char *pfx, int prio)
+static void cmd_thread(const char *pfx, int prio, bool runaway)
 {
-	struct thread_req r = { .prio = prio, .pfx = pfx };
+	struct thread_req r = { .prio = prio, .runaway = runaway, .pfx = pfx };
 	pthread_t t;
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
@@ -306,6 +329,7 @@ int main(void)
 {
 	char line[512];
 	probe_start();
+	sem_init(&spin_go, 0, 0);
 	probe_say("ready");
 	while (fgets(line, sizeof line, stdin)) {
 		char *argv[16] = { 0 }, pfx[600], *save = NULL, *tok;
@@ -321,7 +345,11 @@ int main(void)
 		else if (!strcmp(argv[0], "drop"))
 			cmd_drop(pfx);
 		else if (!strcmp(argv[0], "thread") && !parse(argv[1], &a))
-			cmd_thread(pfx, a);
+			cmd_thread(pfx, a, false);
+		else if (!strcmp(argv[0], "runaway") && !parse(argv[1], &a))
+			cmd_thread(pfx, a, true);
+		else if (!strcmp(argv[0], "spin"))
+			sem_post(&spin_go);
 		else if (!strcmp(argv[0], "cycle") && !parse(argv[1], &a) && !parse(argv[2], &b))
 			cmd_cycle(pfx, a, b);
 		else if (!strcmp(argv[0], "fork") && !parse(argv[1], &a))
