@@ -68,7 +68,7 @@ void rtshim_keep_canary_parse(const char *args, int len, struct rtshim_keep_cana
 /* Sharing the user's budget (rtkit: burst_max requests per burst_sec, for all the user's
  * programs): the keeper's own requests of the last burst_sec stay below burst_max minus a
  * share it leaves to the programs.  times[] holds the keeper's last request times (ms). */
-#define RTSHIM_KEEP_BUDGET_SLOTS 64
+#define RTSHIM_KEEP_BUDGET_SLOTS 1024 /* as many as the keeper watches (keeper.c) */
 #define RTSHIM_KEEP_BUDGET_LEFT 5 /* requests of a burst the keeper never takes */
 struct rtshim_keep_budget {
 	int64_t times[RTSHIM_KEEP_BUDGET_SLOTS];

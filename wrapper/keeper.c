@@ -263,6 +263,10 @@ static void ask(struct kept *t, int64_t now)
 		return;
 	}
 	rtshim_keep_budget_spend(&k.budget, now, k.burst_sec);
+	pid_t asked = 0;
+	unsigned long long asked_start = 0;
+	if (daemon_now(&asked, &asked_start) < 0)
+		asked = 0;
 	r = k.client ? k.client->make_realtime(k.pid, t->tid, t->prio) : -ENOTSUP;
 	if (r == 0 && sched_of(t->tid, &s) == 0 && rtshim_keep_observe(RTSHIM_KEEP_TAKEN, &s) ==
 							  RTSHIM_KEEP_GRANTED) {
@@ -273,6 +277,19 @@ static void ask(struct kept *t, int64_t now)
 		record(t, "back", text);
 		say(RTSHIM_LOG_INFO, "thread %d (%s) of %d is realtime again: %s", (int)t->tid,
 		    comm(t->tid, name, sizeof name), (int)k.pid, text);
+		return;
+	}
+	if (r == -ENOTCONN || r == -ETIMEDOUT) {
+		/* no answer, no refusal: the daemon asked is going (rtkit's Exit demotes, then it
+		 * releases its name) or hung; asked again of the next rtkit, never of this one */
+		if (asked) {
+			t->daemon = asked;
+			t->daemon_start = asked_start;
+		}
+		t->ask_at = -1;
+		say(RTSHIM_LOG_INFO, "rtkit did not answer for thread %d (%s) of %d (%s): asking the "
+		    "next rtkit", (int)t->tid, comm(t->tid, name, sizeof name), (int)k.pid,
+		    k.client->strerror(r));
 		return;
 	}
 	if (r == 0)
@@ -413,7 +430,10 @@ static void tick(void)
 				pid_t pid;
 				unsigned long long start;
 
-				if (daemon_now(&pid, &start) == 0) { /* a new rtkit: no refusal window */
+				/* a new rtkit: no refusal window (the one that granted, or did not
+				 * answer, is not asked) */
+				if (daemon_now(&pid, &start) == 0 &&
+				    (pid != t->daemon || start != t->daemon_start)) {
 					t->daemon = pid;
 					t->daemon_start = start;
 					t->ask_at = now;

@@ -301,3 +301,30 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	[[ $(grep -c " $kept refused " "$RUNDIR/rtshim/$PID_8.kept") == 1 ]]
 	[[ $(sched_of "$PID_8" "$kept") == 'SCHED_OTHER 0' ]]
 }
+
+@test "an rtkit that does not answer when the keeper asks again is not asked twice; the next rtkit grants" {
+	start_probe 8 -v
+	kept=$(ask_thread 8 10)
+	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
+	watched 8 "$kept"
+	# rtkit demotes (an administrator's rtkitctl --reset-known) and then hangs, owning its name
+	KEEPER=$(keeper_of 8)
+	kill -STOP "$KEEPER"
+	as_root rtkitctl --reset-known
+	wait_sched "$PID_8" "$kept" 'SCHED_OTHER 0' 10
+	kill -STOP "$(tb_pid rtkit)"
+	kill -CONT "$KEEPER"
+	unset KEEPER
+	# the same daemon, its canary on: asked after its window, once; no answer is no refusal
+	for ((i = 0; i < 400; i++)); do
+		grep -q 'rtkit did not answer' "$BATS_TEST_TMPDIR/p8.out.err" && break
+		sleep 0.05
+	done
+	cat "$BATS_TEST_TMPDIR/p8.out.err"
+	[[ $(grep -c 'rtkit did not answer' "$BATS_TEST_TMPDIR/p8.out.err") == 1 ]]
+	kill -KILL "$(tb_pid rtkit)"
+	tb_restart_rtkit
+	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
+	[[ $(grep -c 'rtkit did not answer' "$BATS_TEST_TMPDIR/p8.out.err") == 1 ]]
+	[[ $(grep -c 'refused it again' "$BATS_TEST_TMPDIR/p8.out.err") == 0 ]]
+}
