@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "asked-line.h"
+#include "file-size.h"
 #include "procfs.h"
 
 #define ASKED_FILE_MAX (64 * 1024)
@@ -41,7 +42,7 @@ void rtshim_asked_record(pid_t tid, int policy, int prio)
 	}
 	/* one write of a short line with O_APPEND: whole, between other threads' lines */
 	size_t n = rtshim_asked_format(&a, line, sizeof line);
-	if (write(fd, line, n) < 0) {
+	if (rtshim_write_cannot_signal(fd) && write(fd, line, n) < 0) {
 		/* nothing to do: the record is for people */
 	}
 	close(fd);

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file-size.h"
+
 static int log_level = RTSHIM_LOG_WARN;
 
 /* The program's stderr as it was when the shim started: a program that closed descriptor 2
@@ -71,7 +73,7 @@ static void vlog(const char *fmt, va_list ap)
 	char line[512];
 	int saved = errno;
 
-	if (stderr_is_ours()) {
+	if (stderr_is_ours() && rtshim_write_cannot_signal(STDERR_FILENO)) {
 		size_t n = rtshim_format(line, sizeof line, "rtshim[%d]: ", (int)getpid());
 		n += rtshim_vformat(line + n, sizeof line - n - 1, fmt, ap);
 		line[n++] = '\n';

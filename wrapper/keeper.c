@@ -32,6 +32,7 @@
 
 #include "asked-line.h"
 #include "config.h"
+#include "file-size.h"
 #include "keep.h"
 #include "procfs.h"
 #include "rtkit-client.h"
@@ -90,7 +91,7 @@ static void say(int level, const char *fmt, ...)
 	vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
 	va_end(ap);
 	strcat(line, "\n");
-	if (write(2, line, strlen(line)) < 0) {
+	if (rtshim_write_cannot_signal(2) && write(2, line, strlen(line)) < 0) {
 		/* nothing to do: the line is for people */
 	}
 }
@@ -111,7 +112,7 @@ static void record(const struct kept *t, const char *event, const char *text)
 		return;
 	n = snprintf(line, sizeof line, "%llu %d %s %lld %s\n", k.start, (int)t->tid, event,
 		     (long long)time(NULL), text);
-	if (n > 0 && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
+	if (n > 0 && rtshim_write_cannot_signal(fd) && write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0) {
 		/* the record is for people */
 	}
 	close(fd);

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "file-size.h"
 #include "rtrun.h"
 
 static int verbosity; /* -1 quiet, 0 default, 1 -v, 2 -vv */
@@ -31,6 +32,9 @@ void rtrun_log(enum rtrun_level level, const char *fmt, ...)
 			return;
 		break;
 	}
+	/* under RLIMIT_FSIZE a line to a full file would kill rtrun (SIGXFSZ): not written */
+	if (!rtshim_write_cannot_signal(fileno(stderr)))
+		return;
 	fputs(level == RTRUN_WARNING ? "rtrun: warning: " : "rtrun: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

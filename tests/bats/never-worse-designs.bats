@@ -136,3 +136,30 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[ "$status" -eq 0 ]
 	[ "$output" = "$without" ]
 }
+
+# ---- a file size limit of 0 --------------------------------------------------------------------
+
+@test "under ulimit -f 0 a program granted realtime goes on (no SIGXFSZ from the shim's record, its -v lines or rtrun's), as it does refused without the shim" {
+	local run_dir err
+	run_dir=$(mktemp -d /tmp/rtshim-fsize.XXXXXX)
+	chown "$TEST_USER" "$run_dir"
+	# stderr a regular file, as a judge's log is
+	err=$run_dir/stderr
+	: >"$err"
+	chown "$TEST_USER" "$err"
+	run as_user sh -c 'e=$1; shift; ulimit -f 0; echo "thread 10" | "$@" 2>>"$e"' sh "$err" \
+		env XDG_RUNTIME_DIR="$run_dir" "$PROBES/shim-script"
+	echo "without the shim: $status $output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"thread 10: rc=1 err=EPERM"*done* ]]
+	run as_user sh -c 'e=$1; shift; ulimit -f 0; echo "thread 10" | "$@" 2>>"$e"' sh "$err" \
+		env XDG_RUNTIME_DIR="$run_dir" "$RTRUN" -v "$PROBES/shim-script"
+	echo "under rtrun -v: $status $output"
+	local size
+	size=$(stat -c %s "$err")
+	rm -rf "$run_dir"
+	[ "$status" -eq 0 ]
+	[[ $output == *"thread 10: rc=0 err=OK"*"kernel=RR|RESET 10"*done* ]]
+	# nothing could be written there: the limit held for the shim as for the program
+	[ "$size" -eq 0 ]
+}
