@@ -206,6 +206,11 @@ $(TESTOUT)/probes/%: tests/probes/%.c $(PROBELIBS)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) -Icore -Idaemon-client -o $@ $< -pthread \
 	  -L$(TESTOUT)/probes -Wl,-rpath,'$$ORIGIN' $(shell sed -n 's,^// link: ,,p' $<)
 
+# fake-rtkit answers on a bus as rtkit would (tests/bats/faults.bats): a libdbus-1 program.
+$(TESTOUT)/probes/fake-rtkit: tests/probes/fake-rtkit.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(SAN) $(DBUS_CFLAGS) -o $@ $< $(DBUS_LIBS)
+
 # rtkit-call drives the request client directly: linked with its objects, so it runs from any
 # copy of the build tree (no rpath to a library).
 $(TESTOUT)/probes/rtkit-call: tests/probes/rtkit-call.c $(WIRE_OBJ)
@@ -223,9 +228,9 @@ $(TESTOUT)/unit/%: tests/unit/%.c $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ))
 # (libFuzzer + ASan + UBSan) with the pure shim code they exercise; tests/run runs each for a
 # bounded time on a copy of tests/fuzz/corpus/fuzz-NAME/.  Not built without clang, nor in a
 # SANITIZE build (they carry their own sanitizers).
-$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c $(wildcard core/*.h shim/*.h)
+$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c os/file-size.c $(wildcard core/*.h shim/*.h os/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -o $@ $(filter %.c,$^)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -Ios -o $@ $(filter %.c,$^)
 $(TESTOUT)/fuzz/fuzz-wire: tests/fuzz/fuzz-wire.c daemon-client/wire-message.c daemon-client/wire-message.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Idaemon-client -o $@ $(filter %.c,$^)

@@ -65,6 +65,9 @@ static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_
 	if (!ops->budget)
 		return;
 	ops->budget->record(d->budget_kind, f->rtkit.err);
+	/* a per-user limit refuses the nice fallback too (decide.c): held as if it were asked */
+	if (f->rtkit.err == -EBUSY)
+		ops->budget->record(RTSHIM_BUDGET_NICE, f->rtkit.err);
 	if (!f->rtkit.err && d->budget_kind == RTSHIM_BUDGET_RAISE)
 		ops->budget->raise_granted(t->tid, d->prio);
 }

@@ -333,9 +333,13 @@ static struct rtshim_decision ask(const struct rtshim_facts *f, const struct pla
 		}
 		d.soft = soft; /* RLIMIT_RTTIME in force for the grant */
 		d.hard = hard;
-	} else if (f->rtkit.err == -EPERM || f->rtkit.err == -EBUSY) {
-		/* a refusal (policy, polkit, a limit) gets the nice fallback ... */
+	} else if (f->rtkit.err == -EPERM) {
+		/* a refusal (policy, polkit) gets the nice fallback ... */
 		d = no_rt(f, RTSHIM_WHY_REFUSED, f->rtkit.err);
+	} else if (f->rtkit.err == -EBUSY) {
+		/* ... a per-user limit does not: rtkit's thread, process and burst limits count
+		 * MakeThreadHighPriority as they count realtime, so it would say EBUSY again */
+		d = done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);
 	} else {
 		/* ... a missing daemon does not */
 		d = done(EPERM, RTSHIM_WHY_REFUSED, f->rtkit.err);

@@ -109,7 +109,8 @@ const char *rtkit_strerror(int err)
 	case ETIMEDOUT:
 		return "no answer from rtkit-daemon or the system bus within the timeout";
 	case EPROTO:
-		return "rtkit's reply does not match the API this client knows";
+		return "rtkit's reply does not match the API this client knows, or it said yes and "
+		       "the kernel shows no realtime (is something else answering under rtkit's name?)";
 	case ENOMEM:
 		return "out of memory while talking to rtkit";
 	case EIO:

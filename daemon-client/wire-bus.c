@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -61,6 +62,54 @@ static void pause_briefly(int64_t deadline)
 	int64_t left = deadline - rtshim_raw_now_ns();
 	if (left > 0)
 		rtshim_raw_futex_wait(&asleep, 0, left < 1000000 ? left : 1000000);
+}
+
+/* The connections this process has open now, as descriptor + 1 (0: a free slot).  A child
+ * forked meanwhile (a pre-forking server's worker: no exec to close them) closes its copies
+ * (rtshim_wire_fork_child): the thread that was using one is not in the child, and each copy
+ * would hold a connection the bus counts against the user.  A socket is made and tracked, and
+ * untracked and closed, behind a door that fork's prepare handler closes: no fork falls
+ * between the two (a few system calls, never a wait on the bus). */
+#define OPEN_SLOTS 64
+static int open_fds[OPEN_SLOTS];
+static pthread_mutex_t door = PTHREAD_MUTEX_INITIALIZER;
+
+static void track(int fd)
+{
+	for (int i = 0; i < OPEN_SLOTS; i++)
+		if (!open_fds[i]) {
+			open_fds[i] = fd + 1;
+			return;
+		}
+}
+
+static void untrack(int fd)
+{
+	for (int i = 0; i < OPEN_SLOTS; i++)
+		if (open_fds[i] == fd + 1) {
+			open_fds[i] = 0;
+			return;
+		}
+}
+
+void rtshim_wire_fork_prepare(void)
+{
+	pthread_mutex_lock(&door);
+}
+
+void rtshim_wire_fork_parent(void)
+{
+	pthread_mutex_unlock(&door);
+}
+
+void rtshim_wire_fork_child(void)
+{
+	for (int i = 0; i < OPEN_SLOTS; i++)
+		if (open_fds[i]) {
+			close(open_fds[i] - 1);
+			open_fds[i] = 0;
+		}
+	pthread_mutex_unlock(&door);
 }
 
 static int socket_above_stdio(void)
@@ -125,7 +174,11 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 			break;
 		if (a < 0)
 			continue;
+		pthread_mutex_lock(&door);
 		c->fd = socket_above_stdio();
+		if (c->fd >= 0)
+			track(c->fd);
+		pthread_mutex_unlock(&door);
 		if (c->fd < 0) {
 			r = errno == ENOMEM || errno == ENOBUFS ? -ENOMEM : -ENOTCONN;
 			break;
@@ -276,7 +329,11 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 
 void rtshim_wire_close(struct rtshim_wire_conn *c)
 {
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		pthread_mutex_lock(&door);
+		untrack(c->fd);
 		close(c->fd);
+		pthread_mutex_unlock(&door);
+	}
 	c->fd = -1;
 }

@@ -51,6 +51,12 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 
 void rtshim_wire_close(struct rtshim_wire_conn *c);
 
+/* Fork handlers (pthread_atfork; the shim's): no connection is opened or closed across the
+ * fork, and the child closes its copies of those its parent had open. */
+void rtshim_wire_fork_prepare(void);
+void rtshim_wire_fork_parent(void);
+void rtshim_wire_fork_child(void);
+
 /* The authentication and BEGIN for user `uid`, as the bus reads them, written into buf: the
  * length, or -ENOSPC. */
 int rtshim_wire_auth(char *buf, size_t size, unsigned uid);

@@ -53,6 +53,8 @@ struct cell {
 
 #define RAISE_CELL RTSHIM_BUDGET_KINDS
 static struct cell cells[RTSHIM_BUDGET_KINDS + 1];
+/* rtkit refused while the gate was held (written by its holder, read as it opens it: below) */
+static int refusal_heard;
 
 /* A sequence count without fences (ThreadSanitizer supports none): each field is read with
  * acquire, so the count read after them is not read before them, and written with release, so
@@ -161,6 +163,8 @@ void rtshim_budget_record(int kind, int result)
 {
 	if (kind >= 0 && kind < RTSHIM_BUDGET_KINDS)
 		cell_update(&cells[kind], record, &result);
+	if (result == -EPERM || result == -EBUSY)
+		__atomic_store_n(&refusal_heard, 1, __ATOMIC_RELAXED);
 }
 
 static void raise_granted(struct rtshim_raise_memo *m, int64_t now, const void *arg)
@@ -207,15 +211,29 @@ void rtshim_budget_facts(struct rtshim_facts *f)
 
 /* ---- the gate: a futex word, 0 open, 1 taken, 2 taken and a thread may sleep on it ---------- */
 static int gate;
+/* How many rtshim_budget_begin of this thread hold the gate: the request path takes it before
+ * the shim's own stack (privileged.c), the slow path's begin inside is then a nested one.
+ * initial-exec: no __tls_get_addr (the dynamic loader), the shim is loaded at start-up. */
+static __thread int gate_depth __attribute__((tls_model("initial-exec")));
 
+/* Open the gate.  After a refusal every waiter may find its answer in the memo: all are woken.
+ * Otherwise (a grant, no answer) the next one asks for itself, and only it is woken: a herd of
+ * waiters woken at every grant only to sleep again costs the machine a context switch each. */
 static void gate_open(void)
 {
+	long wake = __atomic_exchange_n(&refusal_heard, 0, __ATOMIC_RELAXED) ? INT_MAX : 1;
 	if (__atomic_exchange_n(&gate, 0, __ATOMIC_RELEASE) == 2)
-		rtshim_raw_syscall(SYS_futex, &gate, (long)FUTEX_WAKE_PRIVATE, (long)INT_MAX, NULL, NULL, 0L);
+		rtshim_raw_syscall(SYS_futex, &gate, (long)FUTEX_WAKE_PRIVATE, wake, NULL, NULL, 0L);
 }
 
 int rtshim_budget_begin(int kind, int timeout_ms)
 {
+	if (gate_depth) { /* the gate is this thread's already */
+		int held = rtshim_budget_check(kind, NULL);
+		if (!held)
+			gate_depth++;
+		return held;
+	}
 	int64_t deadline = rtshim_raw_now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
 	int c = 0;
 	if (!__atomic_compare_exchange_n(&gate, &c, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
@@ -231,13 +249,22 @@ int rtshim_budget_begin(int kind, int timeout_ms)
 		}
 	}
 	int held = rtshim_budget_check(kind, NULL);
-	if (held)
+	if (held) {
+		__atomic_store_n(&refusal_heard, 1, __ATOMIC_RELAXED);
 		gate_open();
+	} else {
+		gate_depth = 1;
+	}
 	return held;
 }
 
 void rtshim_budget_end(void)
 {
+	if (gate_depth > 1) {
+		gate_depth--;
+		return;
+	}
+	gate_depth = 0;
 	gate_open();
 }
 
@@ -246,6 +273,8 @@ void rtshim_budget_reset(void)
 	for (int k = 0; k <= RAISE_CELL; k++)
 		cells[k] = (struct cell){ 0 };
 	gate = 0;
+	gate_depth = 0;
+	refusal_heard = 0;
 }
 
 void rtshim_budget_atfork_child(void)
@@ -257,4 +286,6 @@ void rtshim_budget_atfork_child(void)
 		if (cells[k].seq & 1)
 			cells[k] = (struct cell){ 0 };
 	gate = 0;
+	gate_depth = 0;
+	refusal_heard = 0;
 }

@@ -66,7 +66,10 @@ void rtshim_budget_facts(struct rtshim_facts *f);
  * of `kind`): 0 and the gate is this thread's until rtshim_budget_end; or, without the gate,
  * the refusal the memo holds now for `kind` (negative errno), or -ETIMEDOUT when another
  * thread's work did not end within timeout_ms.  rtshim_budget_record writes rtkit's answer
- * first. */
+ * first.  A thread that holds the gate already (the request path takes it on the program's
+ * stack: privileged.c) gets it again at once, nested: each begin that returned 0 has its end,
+ * and the outermost end opens the gate.  Opening it after a refusal wakes every waiter (the
+ * memo answers them), otherwise only the next. */
 int rtshim_budget_begin(int kind, int timeout_ms);
 void rtshim_budget_end(void);
 

@@ -150,22 +150,23 @@ static void promote_inherited(int policy, int prio, int asked)
 }
 
 /* The creator's RT state when RTSHIM_INHERIT applies to a thread created with `attr` (rtshim(7)
- * rule 17: core/decide.c); the creator's scheduling is read only when the option is on. */
+ * rule 17: core/decide.c); the creator's scheduling is read only when the option is on.  Only a
+ * creator the shim made realtime passes anything on, so that is looked at first: a program that
+ * never asked creates its threads without the configuration being read (its files, its pages). */
 static bool inherits_rt(const pthread_attr_t *attr, int *policy, int *prio, int *asked)
 {
 	int inherit = PTHREAD_INHERIT_SCHED;
-	if (!rtshim_cfg()->inherit)
+	int flags = rtshim_self_flags();
+	if (!(flags & RTSHIM_TF_GRANTED) || !rtshim_cfg()->inherit)
 		return false;
 	if (attr && pthread_attr_getinheritsched(attr, &inherit))
 		return false;
-	int flags = rtshim_self_flags();
-	bool granted = flags & RTSHIM_TF_GRANTED;
 	*asked = flags & RTSHIM_TF_READ_AS_ASKED;
 	struct sched_param sp = { .sched_priority = 0 };
-	int pol = granted ? rtshim_real_sched_getscheduler()(0) : -1;
+	int pol = rtshim_real_sched_getscheduler()(0);
 	if (pol < 0 || rtshim_real_sched_getparam()(0, &sp) < 0)
 		return false;
-	return rtshim_creation_inherits(rtshim_cfg(), inherit == PTHREAD_INHERIT_SCHED, granted, pol,
+	return rtshim_creation_inherits(rtshim_cfg(), inherit == PTHREAD_INHERIT_SCHED, true, pol,
 					sp.sched_priority, policy, prio);
 }
 

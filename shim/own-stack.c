@@ -10,7 +10,6 @@
  * the same mask: whether the shim is built with one or the program is (its runtime is loaded). */
 #include "own-stack.h"
 
-#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -43,13 +42,23 @@ struct run {
 /* A sanitizer runtime in the process (the program's own): set once, from the constructor. */
 static int beside_sanitizer;
 
+#if OWN_STACK_SWITCH
+/* The runtimes' entry points as weak references: the dynamic loader binds them when it loads
+ * the shim (BIND_NOW) if the program has a runtime, and leaves them null otherwise.  Not
+ * dlsym(RTLD_DEFAULT): in the usual program, which has none, each failed lookup mallocs its
+ * error message (the heap set up, its pages touched, in a program that may never allocate)
+ * and leaves it for the program's next dlerror(). */
+extern void __asan_init(void) __attribute__((weak));
+extern void __hwasan_init(void) __attribute__((weak));
+extern void __tsan_init(void) __attribute__((weak));
+#endif
+
 void rtshim_own_stack_resolve(void)
 {
-	static const char *const inits[] = { "__asan_init", "__hwasan_init", "__tsan_init" };
-	int found = 0;
-	for (size_t i = 0; i < sizeof inits / sizeof inits[0]; i++)
-		found |= dlsym(RTLD_DEFAULT, inits[i]) != NULL;
+#if OWN_STACK_SWITCH
+	int found = __asan_init || __hwasan_init || __tsan_init;
 	__atomic_store_n(&beside_sanitizer, found, __ATOMIC_RELAXED);
+#endif
 }
 
 /* initial-exec: no __tls_get_addr (the dynamic loader), the shim is loaded at start-up */
@@ -70,15 +79,26 @@ static void entry(void)
 	/* returns through uc_link: r->back, the caller's context and signal mask */
 }
 
-static int run_here(int (*fn)(void *), void *arg)
+void rtshim_own_stack_block_signals(sigset_t *old)
 {
-	sigset_t block, old;
+	sigset_t block;
 	sigfillset(&block);
 	sync_signals_unblocked(&block);
 	/* the next pthread_sigmask: the guard's own would keep SIGXCPU out of the set */
-	rtshim_runaway_real_sigmask()(SIG_BLOCK, &block, &old);
+	rtshim_runaway_real_sigmask()(SIG_BLOCK, &block, old);
+}
+
+void rtshim_own_stack_restore_signals(const sigset_t *old)
+{
+	rtshim_runaway_real_sigmask()(SIG_SETMASK, old, NULL);
+}
+
+static int run_here(int (*fn)(void *), void *arg)
+{
+	sigset_t old;
+	rtshim_own_stack_block_signals(&old);
 	int result = fn(arg);
-	rtshim_runaway_real_sigmask()(SIG_SETMASK, &old, NULL);
+	rtshim_own_stack_restore_signals(&old);
 	return result;
 }
 

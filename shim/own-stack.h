@@ -13,14 +13,22 @@
 #ifndef RTSHIM_OWN_STACK_H
 #define RTSHIM_OWN_STACK_H
 
+#include <signal.h>
+
 /* Size of the shim's own stack (mapped for each slow path, pages touched on use only). */
 #define RTSHIM_OWN_STACK_SIZE (256 * 1024)
 
-/* Whether a sanitizer runtime is loaded (then fn runs on the caller's stack); dlsym: from the
- * constructor only. */
+/* Whether a sanitizer runtime is loaded (then fn runs on the caller's stack); from the
+ * constructor. */
 void rtshim_own_stack_resolve(void);
 
 /* fn(arg) on the shim's own stack, asynchronous signals blocked; its result. */
 int rtshim_own_stack_run(int (*fn)(void *), void *arg);
+
+/* The program's asynchronous signals blocked on this thread as rtshim_own_stack_run blocks
+ * them (*old: the mask before), for what the shim holds on the program's stack (the gate,
+ * budget.h); restored from *old. */
+void rtshim_own_stack_block_signals(sigset_t *old);
+void rtshim_own_stack_restore_signals(const sigset_t *old);
 
 #endif

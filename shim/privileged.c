@@ -127,33 +127,59 @@ static void tell_guard(pid_t granted)
 }
 
 /* rtshim(7) rule 8's first half before the slow path: the calling thread asks for realtime, is not
- * realtime and carries no SCHED_RESET_ON_FORK, and the memo holds rtkit's refusal of its kind
- * (budget.h): the decision core, given those facts, says EPERM without asking anyone
- * (rtshim_refusal_holds).  Here that costs two atomic loads and one system call on the
- * program's stack, where the slow path maps a stack of its own.  At the info log level the
- * slow path runs, to say it. */
-static bool held_at_once(const struct rtshim_req *r, int direct)
+ * realtime and carries no SCHED_RESET_ON_FORK (then the decision core, given a refusal held in
+ * the memo, says EPERM without asking anyone: rtshim_refusal_holds).  Not at the info log
+ * level, where the slow path runs to say it. */
+static bool asks_for_itself(const struct rtshim_req *r, int direct)
 {
-	int64_t own = 0, nice = 0;
-	if (direct != -EPERM || !rtshim_budget_check(RTSHIM_BUDGET_OWN, &own))
-		return false;
-	rtshim_budget_check(RTSHIM_BUDGET_NICE, &nice);
-	if (!rtshim_refusal_holds(rtshim_cfg(), own, nice) || !rtshim_req_has_policy(r) ||
-	    !rtshim_is_rt(r->policy) || rtshim_log_enabled(RTSHIM_LOG_INFO))
-		return false;
-	if (!rtshim_req_about_caller(r))
+	if (direct != -EPERM || !rtshim_req_has_policy(r) || !rtshim_is_rt(r->policy) ||
+	    rtshim_log_enabled(RTSHIM_LOG_INFO) || !rtshim_req_about_caller(r))
 		return false;
 	int cur = rtshim_real_sched_getscheduler()(0);
 	return cur >= 0 && !rtshim_is_rt(cur) && !(cur & SCHED_RESET_ON_FORK);
 }
 
+/* The memo holds rtkit's refusal of a thread of this process (budget.h), and of the nice level
+ * that would be asked instead: two atomic loads. */
+static bool refusal_held(void)
+{
+	int64_t own = 0, nice = 0;
+	if (!rtshim_budget_check(RTSHIM_BUDGET_OWN, &own))
+		return false;
+	rtshim_budget_check(RTSHIM_BUDGET_NICE, &nice);
+	return rtshim_refusal_holds(rtshim_cfg(), own, nice);
+}
+
 int rtshim_request_refused(const struct rtshim_req *r, int direct)
 {
-	if (held_at_once(r, direct))
-		return EPERM;
 	pid_t granted = 0;
 	struct refusal s = { .r = r, .tr = &untraced, .direct = direct, .granted = &granted };
-	int err = rtshim_own_stack_run(run_slow_path, &s);
+	int err;
+	if (!asks_for_itself(r, direct)) {
+		err = rtshim_own_stack_run(run_slow_path, &s);
+	} else if (refusal_held()) {
+		return EPERM;
+	} else {
+		/* The gate (budget.h) taken here, on the program's stack, before the slow path maps
+		 * a stack of its own: threads that ask at once wait for the one at work in a futex
+		 * word, and when its answer is a refusal, hear it from the memo without a stack
+		 * mapped each (2000 threads: 2000 x 260 KiB of address space at once) or a round
+		 * trip of their own.  The program's signals are held as on the shim's stack, so
+		 * that no handler runs (or jumps out) while this thread holds the gate. */
+		sigset_t mask;
+		rtshim_own_stack_block_signals(&mask);
+		int g = rtshim_budget_begin(RTSHIM_BUDGET_OWN, rtshim_cfg()->timeout_ms);
+		if (g != 0 && refusal_held()) {
+			rtshim_own_stack_restore_signals(&mask);
+			return EPERM;
+		}
+		/* the slow path's own begin is a nested one; without the gate (another request's
+		 * work outlasted the timeout) it decides with what it finds */
+		err = rtshim_own_stack_run(run_slow_path, &s);
+		if (g == 0)
+			rtshim_budget_end();
+		rtshim_own_stack_restore_signals(&mask);
+	}
 	tell_guard(granted);
 	return err;
 }

@@ -11,6 +11,7 @@
 #include "runaway.h"
 #include "thread.h"
 #include "raw-syscall.h"
+#include "wire-bus.h"
 
 /* initial-exec: the shim is loaded at start-up (LD_PRELOAD); no __tls_get_addr, no libc-only
  * violation (NEEDED ld-linux), and cheap in every hook. */
@@ -123,10 +124,12 @@ static void atfork_prepare(void)
 {
 	rtshim_runaway_atfork_prepare();
 	rtshim_registry_atfork_prepare();
+	rtshim_wire_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
+	rtshim_wire_fork_parent();
 	rtshim_registry_atfork_parent();
 	rtshim_runaway_atfork_release();
 }
@@ -135,6 +138,7 @@ static void atfork_child(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	rtshim_budget_atfork_child();
+	rtshim_wire_fork_child(); /* the requests in flight are the parent's */
 	rtshim_registry_atfork_child(&rtshim_self_rec, gettid());
 	rtshim_runaway_atfork_release();
 }

@@ -58,7 +58,7 @@ struct kept {
 
 static struct {
 	pid_t pid;                  /* COMMAND */
-	unsigned long long start, image; /* its start time and the stack of its image */
+	unsigned long long start, image; /* its start time; the stack of the image it watches */
 	int log_level;
 	const struct rtshim_client_v1 *client;
 	struct kept t[KEEP_MAX_THREADS];
@@ -383,6 +383,10 @@ static void scan(void)
 		    rtshim_keep_observe(RTSHIM_KEEP_LEFT, &s) != RTSHIM_KEEP_GRANTED ||
 		    k.n == KEEP_MAX_THREADS)
 			continue;
+		/* the image that asks: read at its first grant, not when rtrun's exec closed the
+		 * pipe (the kernel sets the new stack's start after that) */
+		if (!k.n && image_of(k.pid, &k.image) < 0)
+			continue;
 		t = &k.t[k.n++];
 		*t = (struct kept){ .tid = tids[j], .listed = true };
 		if (thread_start(t->tid, &t->start) < 0) {
@@ -486,7 +490,7 @@ static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
 	close_range(3, ~0U, 0);
 	k.pid = pid;
 	k.log_level = cfg->log_level;
-	if (!k.start || !process_is_ours() || image_of(pid, &k.image) < 0)
+	if (!k.start || !process_is_ours())
 		_exit(0);
 	k.client = rtrun_client();
 	rtrun_client_set_timeout_ms(cfg->timeout_ms);

@@ -19,6 +19,7 @@ teardown() {
 	tb_resume
 	sp_finish
 	[[ -n ${BG:-} ]] && { kill "$BG" 2>/dev/null; wait "$BG" 2>/dev/null; unset BG; }
+	[[ -n ${OWN_BUS:-} ]] && { kill "$OWN_BUS" 2>/dev/null; unset OWN_BUS; }
 	# a test that changed the stack (rtkit's defaults, a daemon killed) leaves a fresh one
 	if [[ -e $TB_DIR/faults-custom ]]; then
 		rm -f "$TB_DIR/faults-custom"
@@ -110,6 +111,37 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	grep -q '^done$' "$OUT"
 	[ "$(grep -c 'cannot reach rtkit' "$ERR")" = 1 ]
 	[ -z "$(sort "$ERR" | uniq -d)" ] # no warning twice
+}
+
+@test "something else answers as rtkit and says yes: EPERM as without the shim, the thread SCHED_OTHER, the warning names it" {
+	# the user's own bus as the system bus, a double owning rtkit's name on it
+	local dir addr
+	dir=$(mktemp -d /tmp/rtshim-own-bus.XXXXXX)
+	chown "$TEST_USER" "$dir"
+	# (forked, its PID known: no process of this test keeps bats' descriptors open)
+	OWN_BUS=$(as_user dbus-daemon --session --fork --print-pid=1 --address="unix:path=$dir/bus" \
+		2>/dev/null 3>&-)
+	addr=unix:path=$dir/bus
+	as_user env DBUS_SYSTEM_BUS_ADDRESS="$addr" "$PROBES/fake-rtkit" >"$dir/fake.out" 2>&1 3>&- &
+	for ((i = 0; i < 200; i++)); do grep -q '^ready' "$dir/fake.out" && break; sleep 0.05; done
+	grep -q '^ready' "$dir/fake.out"
+	run as_user env DBUS_SYSTEM_BUS_ADDRESS="$addr" "$PROBES/shim-script" <<<"thread 10"
+	echo "without the shim: $output"
+	[[ $output == *"thread 10: rc=1 err=EPERM"*"kernel=OTHER 0"* ]]
+	sp_start DBUS_SYSTEM_BUS_ADDRESS="$addr"
+	sp_do "thread 10"
+	[ "$(field rc) $(field err)" = "1 EPERM" ]
+	[[ $REPLY == *"kernel=OTHER 0" ]]
+	sp_finish
+	cat "$dir/fake.out" "$ERR"
+	# the double was asked, and said yes
+	grep -q '^call MakeThreadRealtime' "$dir/fake.out"
+	grep -q 'the kernel shows no realtime' "$ERR"
+	# the double ends with its bus
+	kill "$OWN_BUS"
+	unset OWN_BUS
+	wait
+	rm -rf "$dir"
 }
 
 @test "rtkit SIGSTOPped: the first request returns within the timeout, the next at once until rtkit answers" {
@@ -386,6 +418,19 @@ herd_stop() { exec 8>&-; wait "$BG"; local s=$?; unset BG; return $s; }
 	(($(field bg_calls) >= 2))
 	sp_finish
 	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "pre-forked workers, forked while another thread is inside a D-Bus call: none holds a socket, as without the shim" {
+	local side
+	for side in plain shim; do
+		local -a pre=()
+		[[ $side == shim ]] && pre=(LD_PRELOAD="$SHIM_PRELOAD")
+		run as_user env RTSHIM_TIMEOUT_MS=10000 "${pre[@]}" "$PROBES/shim-script" <<<"fork-workers 140 5"
+		echo "$side: $output"
+		[[ $output =~ fork-workers\ 140\ 5:\ forks=140\ with_socket=0\ child_died=0\ bg_calls=([0-9]+) ]]
+		# the other thread's requests were on their way to rtkit meanwhile
+		if [[ $side == shim ]]; then ((BASH_REMATCH[1] >= 20)); fi
+	done
 }
 
 @test "exec: LD_PRELOAD still applies and no descriptor of the shim survives (/proc/PID/fd)" {

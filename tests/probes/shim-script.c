@@ -20,6 +20,9 @@
  *                    the main thread forks N children that each ask FIFO/P; a child stuck on
  *                    a lock inherited from the fork dies of SIGALRM, 5 s after the shim's
  *                    timeout (RTSHIM_TIMEOUT_MS)
+ *   fork-workers N P the same, but the children are a pre-forking server's workers: each asks
+ *                    nothing, counts the sockets it holds (/proc/self/fd) and exits with that
+ *                    count; "forks=N with_socket=K ..." (K children held any)
  *   closefds         close every descriptor above 2, as a daemon does
  *   fill N           N socketpairs (they take the lowest free numbers); one byte is queued
  *                    towards each of the 2N descriptors
@@ -213,9 +216,23 @@ static void *stress_body(void *p)
 	return NULL;
 }
 
-static void cmd_fork_stress(const char *pfx, int n, int prio)
+/* How many sockets this process holds. */
+static int count_sockets(void)
 {
-	int ok = 0, refused = 0, hung = 0, died = 0;
+	char path[64], target[64];
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++) {
+		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+		ssize_t len = readlink(path, target, sizeof target - 1);
+		if (len > 0 && !strncmp(target, "socket:", 7))
+			n++;
+	}
+	return n;
+}
+
+static void cmd_fork_stress(const char *pfx, int n, int prio, bool workers)
+{
+	int ok = 0, refused = 0, hung = 0, died = 0, with_socket = 0;
 	pthread_t t;
 	/* a child waits for rtkit's answer up to the shim's timeout: a hang is a child still
 	 * waiting 5 s after that (a lock inherited from the fork) */
@@ -237,11 +254,15 @@ static void cmd_fork_stress(const char *pfx, int n, int prio)
 			break;
 		if (child == 0) {
 			alarm(hang_after_s);
+			if (workers)
+				_exit(count_sockets() > 0);
 			_exit(fifo(0, prio) == 0 ? 0 : 1);
 		}
 		int status;
 		waitpid(child, &status, 0);
-		if (WIFEXITED(status))
+		if (WIFEXITED(status) && workers)
+			WEXITSTATUS(status) ? with_socket++ : ok++;
+		else if (WIFEXITED(status))
 			WEXITSTATUS(status) == 0 ? ok++ : refused++;
 		else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 			hung++;
@@ -251,8 +272,12 @@ static void cmd_fork_stress(const char *pfx, int n, int prio)
 	}
 	__atomic_store_n(&stress_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
-	probe_say("%sforks=%d child_ok=%d child_refused=%d child_hung=%d child_died=%d bg_calls=%ld bg_failed=%ld",
-		  pfx, n, ok, refused, hung, died, stress_calls, stress_failed);
+	if (workers)
+		probe_say("%sforks=%d with_socket=%d child_died=%d bg_calls=%ld bg_failed=%ld", pfx, n,
+			  with_socket, hung + died, stress_calls, stress_failed);
+	else
+		probe_say("%sforks=%d child_ok=%d child_refused=%d child_hung=%d child_died=%d bg_calls=%ld bg_failed=%ld",
+			  pfx, n, ok, refused, hung, died, stress_calls, stress_failed);
 }
 
 static void cmd_closefds(const char *pfx)
@@ -355,7 +380,9 @@ int main(void)
 		else if (!strcmp(argv[0], "fork") && !parse(argv[1], &a))
 			cmd_fork(pfx, a);
 		else if (!strcmp(argv[0], "fork-stress") && !parse(argv[1], &a) && !parse(argv[2], &b))
-			cmd_fork_stress(pfx, a, b);
+			cmd_fork_stress(pfx, a, b, false);
+		else if (!strcmp(argv[0], "fork-workers") && !parse(argv[1], &a) && !parse(argv[2], &b))
+			cmd_fork_stress(pfx, a, b, true);
 		else if (!strcmp(argv[0], "closefds"))
 			cmd_closefds(pfx);
 		else if (!strcmp(argv[0], "fill") && !parse(argv[1], &a))

@@ -452,19 +452,24 @@ static void test_nice_fallback(void **state)
 	assert_int_equal(d.program_errno, EPERM);
 
 	/* refused: nice by default, not with RTSHIM_NICE_FALLBACK=off */
-	int refusals[] = { -EPERM, -EBUSY };
-	for (size_t i = 0; i < 2; i++) {
-		f = refused(RR, 10);
-		f.rtkit = (struct rtshim_step){ true, refusals[i] };
-		d = rtshim_decide(&f);
-		assert_int_equal(d.action, RTSHIM_ASK_NICE);
-		assert_int_equal(d.why, RTSHIM_WHY_REFUSED);
-		assert_int_equal(d.why_err, refusals[i]);
-		cfg.nice_fallback = RTSHIM_NICE_OFF;
-		d = rtshim_decide(&f);
-		assert_int_equal(d.action, RTSHIM_DONE);
-		assert_int_equal(d.program_errno, EPERM);
-	}
+	f = refused(RR, 10);
+	f.rtkit = (struct rtshim_step){ true, -EPERM };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_NICE);
+	assert_int_equal(d.why, RTSHIM_WHY_REFUSED);
+	assert_int_equal(d.why_err, -EPERM);
+	cfg.nice_fallback = RTSHIM_NICE_OFF;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.program_errno, EPERM);
+	/* a per-user limit (EBUSY) would refuse the nice level too: not asked */
+	f = refused(RR, 10);
+	f.rtkit = (struct rtshim_step){ true, -EBUSY };
+	d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_DONE);
+	assert_int_equal(d.why, RTSHIM_WHY_REFUSED);
+	assert_int_equal(d.why_err, -EBUSY);
+	assert_int_equal(d.program_errno, EPERM);
 	/* no answer is no refusal: no nice level either */
 	f = refused(RR, 10);
 	f.rtkit = (struct rtshim_step){ true, -ETIMEDOUT };
