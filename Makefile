@@ -228,9 +228,9 @@ $(TESTOUT)/unit/%: tests/unit/%.c $(sort $(SHIM_PURE_OBJ) $(CLIENT_OBJ))
 # (libFuzzer + ASan + UBSan) with the pure shim code they exercise; tests/run runs each for a
 # bounded time on a copy of tests/fuzz/corpus/fuzz-NAME/.  Not built without clang, nor in a
 # SANITIZE build (they carry their own sanitizers).
-$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c os/file-size.c $(wildcard core/*.h shim/*.h os/*.h)
+$(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.c shim/log.c os/file-size.c kernel/raw-syscall.S $(wildcard core/*.h shim/*.h os/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -Ios -o $@ $(filter %.c,$^)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Icore -Ishim -Ios -Ikernel -o $@ $(filter %.c %.S,$^)
 $(TESTOUT)/fuzz/fuzz-wire: tests/fuzz/fuzz-wire.c daemon-client/wire-message.c daemon-client/wire-message.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Idaemon-client -o $@ $(filter %.c,$^)

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "raw-rlimit.h"
+
 bool rtshim_write_cannot_signal(int fd)
 {
 	struct rlimit lim;
@@ -13,7 +15,8 @@ bool rtshim_write_cannot_signal(int fd)
 	off_t pos;
 	int flags;
 
-	if (getrlimit(RLIMIT_FSIZE, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY)
+	/* the raw call: the shim's getrlimit is the program's interposer */
+	if (rtshim_raw_prlimit(0, RLIMIT_FSIZE, NULL, &lim) < 0 || lim.rlim_cur == RLIM_INFINITY)
 		return true;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return true; /* the limit is for regular files only */
