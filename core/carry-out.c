@@ -52,16 +52,23 @@ static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_
 		f->guard_failed = true; /* decided again without it */
 		return;
 	}
+	/* a refusal leaves only what could not be avoided (rtshim(7)): not the guard */
+	bool undo = d->arm_guard && ops->guard_answered;
 	if (d->set_rttime) {
 		f->rttime_set.done = true;
 		f->rttime_set.err = ops->set_rttime(t->pid, d->soft, d->hard);
-		if (f->rttime_set.err)
+		if (f->rttime_set.err) {
+			if (undo)
+				ops->guard_answered(f->rttime_set.err);
 			return;
+		}
 	}
 	f->rtkit.done = true;
 	f->rtkit.err = ops->make_realtime(t->pid, t->tid, d->prio);
 	if (f->rtkit.err == -ETIMEDOUT && granted_late(ops, t->tid, d->prio))
 		f->rtkit.err = 0; /* rtkit answered after our timeout: the kernel has the grant */
+	if (undo)
+		ops->guard_answered(f->rtkit.err);
 	if (!ops->budget)
 		return;
 	ops->budget->record(d->budget_kind, f->rtkit.err);

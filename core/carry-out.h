@@ -98,6 +98,9 @@ struct rtshim_request_ops {
 	int (*set_rttime)(pid_t pid, rlim_t soft, rlim_t hard);
 	/* the runaway guard at soft limit `soft` (shim/runaway.h) */
 	int (*arm_guard)(rlim_t soft);
+	/* rtkit's answer (0, -errno) to the request arm_guard armed for: a refusal undoes the guard
+	 * where no grant needs it (shim/runaway.h); NULL: nothing to undo */
+	void (*guard_answered)(int err);
 	/* sched_setscheduler(tid, policy, prio): a lowering within the grant */
 	int (*lower)(pid_t tid, int policy, int prio);
 	/* no realtime: RTSHIM_NICE_FALLBACK's nice level from rtkit instead */

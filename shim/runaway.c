@@ -78,12 +78,19 @@ static uint64_t prog_soft = RLIM64_INFINITY;
 static int armed;
 static pid_t guard_tgid; /* the process whose guard thread runs (0: none; after fork: not ours) */
 static pthread_mutex_t arm_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Under arm_lock: requests armed for and not yet answered; a grant (or a start realtime) seen.
+ * A refusal undoes the guard only when neither is there (rtshim_runaway_answered). */
+static int asking;
+static int granted_any;
 
 /* This thread's SIGXCPU in the program's view of its signal mask, where the kernel's differs:
  * MASK_REAL (the kernel's mask says it), MASK_BLOCKED (the program blocked it, the kernel has it
  * unblocked for the guard).  initial-exec: the shim is loaded at start-up; async-signal-safe. */
 enum { MASK_REAL, MASK_BLOCKED };
 static __thread __attribute__((tls_model("initial-exec"))) int mask_view;
+/* This thread took the guard's signal (its grant, or it runs realtime): its sigprocmask is the
+ * guard's.  A thread that never got realtime has the real one, as without the shim. */
+static __thread __attribute__((tls_model("initial-exec"))) int rt_here;
 
 static void read_program_action(struct sigaction *out)
 {
@@ -461,9 +468,73 @@ int rtshim_runaway_arm(rlim_t soft)
 			   ? "a handler (chained)" : cur.sa_handler == SIG_IGN ? "SIG_IGN" : "SIG_DFL",
 		   (unsigned long long)soft);
 out:
+	if (!r)
+		asking++;
 	pthread_mutex_unlock(&arm_lock);
 	restore_mask(&old);
 	return r;
+}
+
+#ifdef HAVE_SA_RESTORER
+/* The kernel's struct for rt_sigaction (as in hooks-signal.c) */
+struct kernel_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask[8 / sizeof(unsigned long)];
+};
+#endif
+
+/* The program's disposition as the kernel had it: glibc's sigaction would add its SA_RESTORER
+ * to a disposition the program never set (the kernel's flags 0); the system call does not. */
+static int restore_program_action(const struct sigaction *prog)
+{
+#ifdef HAVE_SA_RESTORER
+	struct kernel_sigaction k;
+	memset(&k, 0, sizeof k);
+	k.handler = (void *)prog->sa_handler;
+	k.flags = (unsigned long)(unsigned)prog->sa_flags;
+	if (prog->sa_flags & SA_RESTORER)
+		k.restorer = (void *)prog->sa_restorer;
+	memcpy(k.mask, &prog->sa_mask, sizeof k.mask);
+	return (int)rtshim_raw_syscall(SYS_rt_sigaction, SIGXCPU, &k, NULL, sizeof k.mask);
+#else
+	return rtshim_runaway_real_sigaction()(SIGXCPU, prog, NULL);
+#endif
+}
+
+/* With arm_lock held: the program's disposition back in the kernel, exactly as recorded, and
+ * its own soft RLIMIT_RTTIME, capped by the hard one (rtkit's condition, lowered for good). */
+static void disarm(void)
+{
+	struct sigaction prog;
+	read_program_action(&prog);
+	if (restore_program_action(&prog) < 0)
+		return; /* the guard's handler stays: it chains the program's */
+	__atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
+	struct rlim64 cur;
+	uint64_t mine = __atomic_load_n(&prog_soft, __ATOMIC_RELAXED);
+	if (sys_prlimit(NULL, &cur) == 0) {
+		struct rlim64 own = { mine < cur.max ? mine : cur.max, cur.max };
+		if (own.cur != cur.cur)
+			sys_prlimit(&own, NULL);
+	}
+	rtshim_log(RTSHIM_LOG_DEBUG, "runaway guard: no grant, undone (the program's SIGXCPU disposition and soft RLIMIT_RTTIME back)");
+}
+
+void rtshim_runaway_answered(int err)
+{
+	sigset_t old;
+	block_all(&old);
+	pthread_mutex_lock(&arm_lock);
+	if (asking > 0)
+		asking--;
+	if (!err || err == -ETIMEDOUT) /* a timeout: rtkit may grant still */
+		__atomic_store_n(&granted_any, 1, __ATOMIC_RELAXED);
+	else if (armed && !asking && !__atomic_load_n(&granted_any, __ATOMIC_RELAXED))
+		disarm();
+	pthread_mutex_unlock(&arm_lock);
+	restore_mask(&old);
 }
 
 static void start_guard_thread(void)
@@ -497,6 +568,8 @@ void rtshim_runaway_take_signal(void)
 {
 	if (!__atomic_load_n(&armed, __ATOMIC_ACQUIRE))
 		return;
+	rt_here = 1;
+	__atomic_store_n(&granted_any, 1, __ATOMIC_RELAXED);
 	sigset_t x, was;
 	sigxcpu_set(&x);
 	if (rtshim_runaway_real_sigmask()(SIG_UNBLOCK, &x, &was) == 0 && sigismember(&was, SIGXCPU))
@@ -524,6 +597,16 @@ int rtshim_runaway_sigmask(int how, const sigset_t *set, sigset_t *old)
 	sigmask_fn *real = rtshim_runaway_real_sigmask();
 	if (!rtshim_runaway_guards_here())
 		return real(how, set, old);
+	/* a thread that never got realtime blocks SIGXCPU for real, as without the shim; one made
+	 * realtime by another thread's request is the guard's once it would block it */
+	if (!rt_here) {
+		if (!set || how == SIG_UNBLOCK || !sigismember(set, SIGXCPU))
+			return real(how, set, old);
+		int pol = sys_policy(0);
+		if (pol < 0 || !rtshim_is_rt(pol))
+			return real(how, set, old);
+		rt_here = 1;
+	}
 	sigset_t want, was;
 	bool in = false;
 	if (set) {

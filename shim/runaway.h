@@ -20,6 +20,13 @@
  * in place, -errno otherwise (then the caller must not lower the soft limit). */
 int rtshim_runaway_arm(rlim_t soft);
 
+/* rtkit's answer to a request rtshim_runaway_arm armed for (0, -errno).  A grant, or a timeout
+ * (rtkit may still grant), keeps the guard.  A refusal while no grant happened in the process and
+ * no other request is under way undoes it exactly: the program's disposition back in the kernel,
+ * its soft RLIMIT_RTTIME back (capped by the hard limit, which cannot be raised again), its
+ * sigprocmask the real one.  What a refusal leaves is only what could not be avoided. */
+void rtshim_runaway_answered(int err);
+
 /* A request succeeded for thread `tid` of this process.  The caller's own thread: SIGXCPU is
  * unblocked for real in it (rtshim_runaway_take_signal).  Another thread that blocks SIGXCPU
  * (its mask is out of the shim's reach): the process's guard thread is started, lazily, unless

@@ -118,6 +118,7 @@ static const struct rtshim_request_ops production = {
 	.get_rttime = rtshim_raw_get_rttime,
 	.set_rttime = rtshim_raw_set_rttime,
 	.arm_guard = rtshim_runaway_arm,
+	.guard_answered = rtshim_runaway_answered,
 	.lower = lower,
 	.nice_instead = rtshim_nice_instead,
 	.budget = &budget,

@@ -9,6 +9,8 @@ load common
 
 setup_file() { tb_start; }
 teardown_file() { tb_stop; }
+# a test that denies realtime gives it back even when it fails
+teardown() { [[ -z ${denied:-} ]] || tb_polkit allow; }
 
 # bounded SECONDS [--noshim] [VAR=VALUE...] PROBE [ARGS...]: a probe run to its end as the test
 # user, at most SECONDS; bats' `run` keeps status and output.
@@ -162,4 +164,43 @@ line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2);
 	[[ $output == *"thread 10: rc=0 err=OK"*"kernel=RR|RESET 10"*done* ]]
 	# nothing could be written there: the limit held for the shim as for the program
 	[ "$size" -eq 0 ]
+}
+
+# ---- what a refusal leaves behind ---------------------------------------------------------------
+
+# leaves MODE: refused-leaves with and without the shim; $without and $output keep each run's
+# lines after the request's own.
+leaves() {
+	run bounded 20 --noshim refused-leaves "$1"
+	[ "$status" -eq 0 ]
+	without=$(grep -v '^call \|^pid \|^rtshim' <<<"$output")
+	run bounded 20 refused-leaves "$1"
+	echo "$1 without the shim:"$'\n'"$without"$'\n'"with it: status $status"$'\n'"$output"
+	[ "$status" -eq 0 ]
+}
+
+@test "refused by polkit: SIGXCPU's disposition (default or the program's handler) and a later sigprocmask blocking it are as without the shim; only the hard RLIMIT_RTTIME stays lowered" {
+	denied=1
+	tb_polkit deny
+	local mode
+	for mode in self handler; do
+		leaves "$mode"
+		[ "$(line "call fifo")" = "rc=-1 err=EPERM" ]
+		# the kernel's SigCgt, SigBlk and the disposition read back: the program's own
+		[ "$(grep -v '^rttime' <<<"$without")" = "$(grep -v '^call \|^pid \|^rtshim\|^rttime' <<<"$output")" ]
+		[ "$(line rttime)" != "-1 -1" ] # rtkit's condition, set before it answered
+		# the hard limit cannot be raised again without CAP_SYS_RESOURCE; the soft one is the
+		# program's (unlimited) capped by it, not the runaway guard's lower share
+		local soft hard
+		read -r soft hard <<<"$(line rttime)"
+		[ "$soft" = "$hard" ]
+	done
+}
+
+@test "a thread that never got realtime blocks SIGXCPU with sigprocmask while another thread of the process is granted, as without the shim" {
+	leaves worker
+	[ "$(line "call fifo")" = "rc=0 err=OK" ]
+	grep -qx 'main sigxcpu caught=0 blocked=1' <<<"$without"
+	# blocked in the kernel, as without the shim; caught: the guard's handler, for the grant
+	[ "$(line "main sigxcpu")" = "caught=1 blocked=1" ]
 }
