@@ -10,6 +10,7 @@
  * last join or wait, the largest VmPeak (/proc/self/status) of the process that asked (threads:
  * this one; procs: the largest child's), and how many requests the kernel saw granted.
  * Run as the unprivileged user with and without the shim: without it every call fails (EPERM).
+ * at-once-peer is the same program asking rtkit itself, as an rtkit client does (the reference).
  * The clock is the raw system call, past any preload; PRIO defaults to 10.
  */
 #include <fcntl.h>
@@ -59,11 +60,20 @@ static void note_peak(long kb)
 		;
 }
 
+/* The request itself: the legacy program's call (at-once-peer.c, an rtkit client's own, defines
+ * AT_ONCE_PEER and its request_realtime before it includes this file). */
+#ifndef AT_ONCE_PEER
+static int request_realtime(int p)
+{
+	struct sched_param sp = { .sched_priority = p };
+
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+#endif
+
 static void ask(void)
 {
-	struct sched_param sp = { .sched_priority = prio };
-
-	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) == 0 &&
+	if (request_realtime(prio) == 0 &&
 	    (bench_kernel_policy() == SCHED_RR || bench_kernel_policy() == SCHED_FIFO))
 		__atomic_fetch_add(&shared->granted, 1, __ATOMIC_RELAXED);
 }
