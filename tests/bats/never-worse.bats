@@ -282,12 +282,14 @@ stack_extra() {
 	stack_extra 512 "FIFO 10" self --root
 }
 
-@test "a thread with a 16 KiB stack under RTSHIM_TRACE or RTSHIM_ONLY: lives, the shim adds at most 3 KiB to its stack" {
-	stack_extra 3072 "RR|RESET 10" self RTSHIM_TRACE=1
-	stack_extra 3072 "FIFO 10" self --root RTSHIM_TRACE=1
-	stack_extra 3072 "OTHER 0" self RTSHIM_ONLY='libjack*'
-	stack_extra 3072 "RR|RESET 10" self RTSHIM_ONLY='small-stack'
-	stack_extra 3072 "RR|RESET 10" attr RTSHIM_TRACE=1
+# The unwinder's share depends on the machine: about 10 KiB in all was measured on two machines whose
+# program alone used 7.6 and 6.5 KiB (+2.3 and +3.6 KiB); 4 KiB leaves the 16 KiB thread room.
+@test "a thread with a 16 KiB stack under RTSHIM_TRACE or RTSHIM_ONLY: lives, the shim adds at most 4 KiB to its stack" {
+	stack_extra 4096 "RR|RESET 10" self RTSHIM_TRACE=1
+	stack_extra 4096 "FIFO 10" self --root RTSHIM_TRACE=1
+	stack_extra 4096 "OTHER 0" self RTSHIM_ONLY='libjack*'
+	stack_extra 4096 "RR|RESET 10" self RTSHIM_ONLY='small-stack'
+	stack_extra 4096 "RR|RESET 10" attr RTSHIM_TRACE=1
 }
 
 # ---- privileged callers keep inheritance (root, and a user with CAP_SYS_NICE) ---------------
