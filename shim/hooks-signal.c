@@ -19,6 +19,7 @@
 
 #include "hooks.h"
 #include "log.h"
+#include "raw-sigaction.h"
 #include "raw-syscall.h"
 #include "runaway.h"
 
@@ -170,16 +171,6 @@ RTSHIM_EXPORT int sigignore(int sig)
 }
 
 /* ---- syscall(SYS_rt_sigaction, SIGXCPU, ...) ---------------------------------------------------- */
-
-/* The kernel's struct sigaction for rt_sigaction (linux/signal_types.h) on x86, arm64 and arm,
- * which all have sa_restorer: the mask is 64 bits in longs (on armhf at offset 12, where a
- * uint64_t would be aligned to 16). */
-struct kernel_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	unsigned long mask[8 / sizeof(unsigned long)];
-};
 
 /* A SIGXCPU disposition set or read with the raw system call goes through the guard, as
  * sigaction does (an ill-sized mask, another signal, or before a grant: the kernel's call). */

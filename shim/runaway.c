@@ -46,6 +46,7 @@
 
 #include "decide.h" /* rtshim_is_rt: pure, async-signal-safe */
 #include "log.h"
+#include "raw-sigaction.h"
 #include "raw-syscall.h" /* demote: never through the shim's own syscall() */
 #include "raw-time.h"
 #include "real.h"
@@ -474,16 +475,6 @@ out:
 	restore_mask(&old);
 	return r;
 }
-
-#ifdef HAVE_SA_RESTORER
-/* The kernel's struct for rt_sigaction (as in hooks-signal.c) */
-struct kernel_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	unsigned long mask[8 / sizeof(unsigned long)];
-};
-#endif
 
 /* The program's disposition as the kernel had it: glibc's sigaction would add its SA_RESTORER
  * to a disposition the program never set (the kernel's flags 0); the system call does not. */
