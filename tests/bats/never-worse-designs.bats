@@ -185,6 +185,8 @@ leaves() {
 	local mode
 	for mode in self handler; do
 		leaves "$mode"
+		# both runs said what the kernel has (an empty pair would compare equal)
+		[[ $without == *"main sigxcpu caught="*"disposition "*"rttime -1 -1"* ]]
 		[ "$(line "call fifo")" = "rc=-1 err=EPERM" ]
 		# the kernel's SigCgt, SigBlk and the disposition read back: the program's own
 		[ "$(grep -v '^rttime' <<<"$without")" = "$(grep -v '^call \|^pid \|^rtshim\|^rttime' <<<"$output")" ]
@@ -193,6 +195,7 @@ leaves() {
 		# program's (unlimited) capped by it, not the runaway guard's lower share
 		local soft hard
 		read -r soft hard <<<"$(line rttime)"
+		[[ $hard =~ ^[0-9]+$ ]]
 		[ "$soft" = "$hard" ]
 	done
 }
