@@ -65,14 +65,18 @@ static void pause_briefly(int64_t deadline)
 }
 
 /* The connections this process has open now, as descriptor + 1 (0: a free slot).  A child
- * forked meanwhile (a pre-forking server's worker: no exec to close them) closes its copies
- * (rtshim_wire_fork_child): the thread that was using one is not in the child, and each copy
- * would hold a connection the bus counts against the user.  A socket is made and tracked, and
- * untracked and closed, behind a door that fork's prepare handler closes: no fork falls
- * between the two (a few system calls, never a wait on the bus). */
+ * forked meanwhile (a pre-forking server's worker: no exec to close them) closes its copies: the
+ * thread that was using one is not in the child, and each copy would hold a connection the bus
+ * counts against the user.  A socket is made and tracked, and untracked and closed, behind a
+ * door that fork's prepare handler closes: no fork falls between the two (a few system calls,
+ * never a wait on the bus, no other lock).  The handlers are this file's own, registered before
+ * the door is first used (the shim registers them from its constructor: pthread_atfork
+ * allocates), so that every program linking the client forks safely: a child of a fork made
+ * while another thread held the door would find it locked for ever. */
 #define OPEN_SLOTS 64
 static int open_fds[OPEN_SLOTS];
 static pthread_mutex_t door = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t door_handlers_once = PTHREAD_ONCE_INIT;
 
 static void track(int fd)
 {
@@ -92,17 +96,17 @@ static void untrack(int fd)
 		}
 }
 
-void rtshim_wire_fork_prepare(void)
+static void fork_prepare(void)
 {
 	pthread_mutex_lock(&door);
 }
 
-void rtshim_wire_fork_parent(void)
+static void fork_parent(void)
 {
 	pthread_mutex_unlock(&door);
 }
 
-void rtshim_wire_fork_child(void)
+static void fork_child(void)
 {
 	for (int i = 0; i < OPEN_SLOTS; i++)
 		if (open_fds[i]) {
@@ -110,6 +114,22 @@ void rtshim_wire_fork_child(void)
 			open_fds[i] = 0;
 		}
 	pthread_mutex_unlock(&door);
+}
+
+static void register_fork_handlers(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+void rtshim_wire_fork_handlers(void)
+{
+	pthread_once(&door_handlers_once, register_fork_handlers);
+}
+
+static void lock_door(void)
+{
+	rtshim_wire_fork_handlers();
+	pthread_mutex_lock(&door);
 }
 
 static int socket_above_stdio(void)
@@ -174,7 +194,7 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 			break;
 		if (a < 0)
 			continue;
-		pthread_mutex_lock(&door);
+		lock_door();
 		c->fd = socket_above_stdio();
 		if (c->fd >= 0)
 			track(c->fd);
@@ -330,7 +350,7 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 void rtshim_wire_close(struct rtshim_wire_conn *c)
 {
 	if (c->fd >= 0) {
-		pthread_mutex_lock(&door);
+		lock_door();
 		untrack(c->fd);
 		close(c->fd);
 		pthread_mutex_unlock(&door);

@@ -51,11 +51,10 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 
 void rtshim_wire_close(struct rtshim_wire_conn *c);
 
-/* Fork handlers (pthread_atfork; the shim's): no connection is opened or closed across the
- * fork, and the child closes its copies of those its parent had open. */
-void rtshim_wire_fork_prepare(void);
-void rtshim_wire_fork_parent(void);
-void rtshim_wire_fork_child(void);
+/* Registers the fork handlers that keep a child from inheriting an open connection (once; also
+ * done by the first connection): no connection is opened or closed across a fork, and the child
+ * closes its copies of those its parent had open. */
+void rtshim_wire_fork_handlers(void);
 
 /* The authentication and BEGIN for user `uid`, as the bus reads them, written into buf: the
  * length, or -ENOSPC. */

@@ -124,12 +124,10 @@ static void atfork_prepare(void)
 {
 	rtshim_runaway_atfork_prepare();
 	rtshim_registry_atfork_prepare();
-	rtshim_wire_fork_prepare();
 }
 
 static void atfork_parent(void)
 {
-	rtshim_wire_fork_parent();
 	rtshim_registry_atfork_parent();
 	rtshim_runaway_atfork_release();
 }
@@ -138,7 +136,6 @@ static void atfork_child(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	rtshim_budget_atfork_child();
-	rtshim_wire_fork_child(); /* the requests in flight are the parent's */
 	rtshim_registry_atfork_child(&rtshim_self_rec, gettid());
 	rtshim_runaway_atfork_release();
 }
@@ -147,6 +144,7 @@ void rtshim_thread_init(void)
 {
 	__atomic_store_n(&process_pid, getpid(), __ATOMIC_RELAXED);
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	rtshim_wire_fork_handlers();
 }
 
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear)

@@ -390,10 +390,10 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 }
 
 @test "client: forks while another thread is inside a call: no child hangs" {
-	run call --timeout 10000 fork-stress 40
+	run call --timeout 10000 fork-stress 400
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ $output =~ ^forks=40\ child_ok=40\ child_failed=0\ child_hung=0\ bg_calls=[0-9]+\ bg_unexpected=0$ ]]
+	[[ $output =~ ^forks=400\ child_ok=400\ child_failed=0\ child_hung=0\ bg_calls=[0-9]+\ bg_unexpected=0$ ]]
 }
 
 @test "client: no socket of the client outlives a call" {
