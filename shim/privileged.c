@@ -219,6 +219,12 @@ int rtshim_request_configured(const struct rtshim_req *r)
 {
 	pid_t granted = 0;
 	int err;
+	/* The first requests of a process come here before anything loaded the configuration
+	 * (rtshim_cfg_plain says so only once it is loaded): a plain one takes the plain path,
+	 * gate and memo included, or a herd of threads asking at once would each map a stack. */
+	rtshim_cfg();
+	if (rtshim_cfg_plain())
+		return rtshim_request(r);
 	/* pthread_create's promotion runs in the new thread: traced by the pthread_create hook */
 	if (!r->creating && rtshim_trace_wanted()) {
 		struct rtshim_stack st;

@@ -5,8 +5,10 @@
  *        many-ask [warm] repeat N    the main thread asks N times in a row
  * warm: the main thread asks once first, untimed ("warm-up rc R"), so that what rtkit answers
  * it is known before the timed requests.  Each request is SCHED_FIFO 10.
- * Prints "asked N ok K slow S over_500ms V max_ms M elapsed_ms E": K requests granted, S took
- * over 100 ms, V over 500 ms, M the longest (ms), E the wall time of the whole run (first fork/create to last join/wait).
+ * Prints "asked N ok K slow S over_500ms V max_ms M elapsed_ms E vmpeak_kb P": K requests
+ * granted, S took over 100 ms, V over 500 ms, M the longest (ms), E the wall time of the whole
+ * run (first fork/create to last join/wait), P this process's VmPeak at the end (threads: the
+ * stacks every thread mapped at once; procs: the parent's, which did not ask).
  * Time is read with the raw system call, past any preload. */
 #include <stdbool.h>
 #include <sys/mman.h>
@@ -123,6 +125,21 @@ static int run_procs(int n)
 	return 0;
 }
 
+/* VmPeak (kB) from /proc/self/status, -1 if unreadable */
+static long vmpeak_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "VmPeak: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
 int main(int argc, char **argv)
 {
 	int a = 1;
@@ -148,7 +165,8 @@ int main(int argc, char **argv)
 	if (r)
 		return r;
 	long long elapsed = now_ns() - t0;
-	probe_say("asked %d ok %d slow %d over_500ms %d max_ms %lld elapsed_ms %lld", n, tally->ok,
-		  tally->slow, tally->very_slow, tally->max_ns / 1000000, elapsed / 1000000);
+	probe_say("asked %d ok %d slow %d over_500ms %d max_ms %lld elapsed_ms %lld vmpeak_kb %ld", n,
+		  tally->ok, tally->slow, tally->very_slow, tally->max_ns / 1000000, elapsed / 1000000,
+		  vmpeak_kb());
 	return 0;
 }
