@@ -35,7 +35,7 @@ many_ask() {
 best_of() {
 	local runs=$1 i
 	shift
-	BEST= PEAK=0
+	BEST='' PEAK=0
 	for ((i = 0; i < runs; i++)); do
 		many_ask "$@"
 		[ "$OK" = 0 ]
