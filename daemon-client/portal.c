@@ -1,8 +1,8 @@
 /* portal.c — which daemon the client talks to.
  *
  * On the host: rtkit-daemon itself, org.freedesktop.RealtimeKit1 on the system bus.
- * Inside a sandbox (sandbox.c: /.flatpak-info exists, or $SNAP is set and not empty): the
- * Realtime portal,
+ * Inside a sandbox (sandbox.h: /.flatpak-info exists, or $SNAP is set and the process is
+ * confined by a snap's AppArmor profile, or no label can be read): the Realtime portal,
  * org.freedesktop.portal.Realtime of org.freedesktop.portal.Desktop on the *session* bus. It
  * has rtkit's WithPID methods and its three properties, forwards to rtkit, and maps the
  * sandbox's PIDs to the host's. A sandboxed program cannot reach rtkit usefully (its PIDs mean
