@@ -249,11 +249,14 @@ $(B)/bench/%: bench/%.c
 # The shim carries its D-Bus client.  With a sysroot of the target (scripts/cross-sysroot: its
 # libc6-dev and libdbus-1-dev), also librtshim-client.so (--check's doctor) and
 # CROSS_GRANT_PROBES, built against it: a grant through the host's rtkit.
-CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
+CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
+# s390x: the big-endian 64-bit one (Debian's baseline, z196)
+CROSS_CC_s390x-linux-gnu := clang --target=s390x-linux-gnu -march=z196
 CROSS_ARCH_aarch64-linux-gnu := arm64
 CROSS_ARCH_arm-linux-gnueabihf := armhf
+CROSS_ARCH_s390x-linux-gnu := s390x
 CROSS_PROBES := syscall-pass syscall-sched syscall-guard
 CROSS_GRANT_PROBES := cyclictest-style rt-busy
 RTSHIM_SYSROOT_DIR ?= /var/tmp/rtshim-sysroot
