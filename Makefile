@@ -242,7 +242,7 @@ $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
-# Cross builds for arm64 and armhf (`make cross`; make check runs tests/bats/cross.bats on
+# Cross builds for arm64, armhf and s390x (`make cross`; make check runs tests/bats/cross.bats on
 # them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
 # clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
 # would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
