@@ -242,18 +242,21 @@ $(B)/bench/%: bench/%.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) $(DBUS_CFLAGS) -o $@ $< -pthread $(shell sed -n 's,^// link: ,,p' $<)
 
-# Cross builds for arm64 and armhf (`make cross`; make check runs tests/bats/cross.bats on
+# Cross builds for arm64, armhf and s390x (`make cross`; make check runs tests/bats/cross.bats on
 # them): the shim, rtrun and the probes CROSS_PROBES into $(B)/cross/TRIPLET/, compiled with
 # clang for the target against Debian's cross libc (libc6-dev-arm64-cross, ...: gcc-aarch64-linux-gnu
 # would conflict with gcc-multilib, which the i386 build needs), linked by the target's binutils.
 # The shim carries its D-Bus client.  With a sysroot of the target (scripts/cross-sysroot: its
 # libc6-dev and libdbus-1-dev), also librtshim-client.so (--check's doctor) and
 # CROSS_GRANT_PROBES, built against it: a grant through the host's rtkit.
-CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf
+CROSS_TARGETS ?= aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu
 CROSS_CC_aarch64-linux-gnu := clang --target=aarch64-linux-gnu
 CROSS_CC_arm-linux-gnueabihf := clang --target=arm-linux-gnueabihf -march=armv7-a -mthumb -mfpu=vfpv3-d16
+# s390x: the big-endian 64-bit one (Debian's baseline, z196)
+CROSS_CC_s390x-linux-gnu := clang --target=s390x-linux-gnu -march=z196
 CROSS_ARCH_aarch64-linux-gnu := arm64
 CROSS_ARCH_arm-linux-gnueabihf := armhf
+CROSS_ARCH_s390x-linux-gnu := s390x
 CROSS_PROBES := syscall-pass syscall-sched syscall-guard
 CROSS_GRANT_PROBES := cyclictest-style rt-busy
 RTSHIM_SYSROOT_DIR ?= /var/tmp/rtshim-sysroot

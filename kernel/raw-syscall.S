@@ -2,7 +2,8 @@
  * dynamic linker, so no interposer of syscall() (the shim's own) stands in between.  It loads
  * every argument slot as libc's syscall() does (glibc's sysdeps/unix/sysv/linux/ARCH/syscall.S):
  * registers on x86_64 and arm64, the caller's stack on i386 (always mapped above the return
- * address), r1-r3 and four words of the caller's stack on arm (EABI: the number goes in r7). */
+ * address), r1-r3 and four words of the caller's stack on arm (EABI: the number goes in r7),
+ * r3-r6 and two doublewords of the caller's parameter area on s390x (the number goes in r1). */
 #include "asm.h"
 
 #if defined(__x86_64__)
@@ -143,6 +144,39 @@ rtshim_raw_syscall:
 	str	r1, [r0]
 	mvn	r0, #0
 	bx	lr
+	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+#elif defined(__s390x__)
+	.text
+	.globl	rtshim_raw_syscall
+	.hidden	rtshim_raw_syscall
+	.type	rtshim_raw_syscall, @function
+	.p2align 3
+rtshim_raw_syscall:
+	stmg	%r6,%r7,48(%r15)	/* callee-saved, in the caller's register save area */
+	lgr	%r1,%r2			/* number; then the arguments one register down */
+	lgr	%r2,%r3
+	lgr	%r3,%r4
+	lgr	%r4,%r5
+	lgr	%r5,%r6
+	lg	%r6,160(%r15)		/* the fifth and sixth: the caller's parameter area */
+	lg	%r7,168(%r15)
+	svc	0
+	lmg	%r6,%r7,48(%r15)
+	lghi	%r0,-4095
+	clgr	%r2,%r0
+	jhe	1f
+	br	%r14
+1:	stmg	%r13,%r15,104(%r15)
+	lcr	%r13,%r2		/* the errno value, across the call */
+	lgr	%r1,%r15
+	aghi	%r15,-160		/* a frame of our own, its back chain */
+	stg	%r1,0(%r15)
+	brasl	%r14,__errno_location@PLT
+	st	%r13,0(%r2)
+	lghi	%r2,-1
+	lmg	%r13,%r15,264(%r15)
+	br	%r14
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
 #endif
 

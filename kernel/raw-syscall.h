@@ -9,7 +9,7 @@
 #define RTSHIM_RAW_SYSCALL_H
 
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
-	(defined(__arm__) && defined(__ARM_EABI__))
+	(defined(__arm__) && defined(__ARM_EABI__)) || defined(__s390x__)
 #define RTSHIM_SYSCALL_ENTRY 1
 #endif
 

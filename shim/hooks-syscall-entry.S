@@ -183,6 +183,36 @@ syscall:
 	.p2align 2
 3:	.word	rtshim_syscall_next - (2b + PC_BIAS)
 	.size	syscall, .-syscall
+
+#elif defined(__s390x__)
+/* The number in r2, all 64 bits of it as glibc's syscall() reads them; only r1 (a PLT's scratch
+ * register) and the condition code are changed on the way to the next syscall(). */
+	.p2align 3
+syscall:
+	cghi	%r2,__NR_sched_setscheduler
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_sched_setparam
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_sched_setattr
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_sched_getscheduler
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_sched_getparam
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_sched_getattr
+	jge	rtshim_syscall_sched
+	cghi	%r2,__NR_rt_sigaction
+	jge	rtshim_syscall_sigaction
+	cghi	%r2,__NR_rt_sigprocmask
+	jge	rtshim_syscall_sigmask
+	cghi	%r2,__NR_prlimit64
+	jge	rtshim_syscall_prlimit
+	larl	%r1,rtshim_syscall_next
+	lg	%r1,0(%r1)
+	ltgr	%r1,%r1
+	jgz	rtshim_raw_syscall
+	br	%r1
+	.size	syscall, .-syscall
 #endif
 
 	.section .note.GNU-stack,"",%progbits

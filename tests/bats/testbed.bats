@@ -146,3 +146,31 @@ stack_pids() { pgrep -f -- "$1" || true; }
 	run -0 env PATH="/root/bin:$PATH" "$TESTBED" run --dir "$TB_DIR" --root -- sh -c 'echo "$PATH"'
 	[[ $output == /root/bin:* ]]
 }
+
+@test "testbed: start --broker runs dbus-broker in place of dbus-daemon, mounts nothing on the host, and stop leaves none of its processes running" {
+	local broker=${RTSHIM_DBUS_BROKER_DIR:-/var/tmp/rtshim-dbus-broker}
+	[[ -x $broker/usr/bin/dbus-broker-launch ]] || skip "dbus-broker is not unpacked in $broker (scripts/install-deps)"
+	local host_had=no
+	[[ -e /usr/bin/dbus-broker ]] && host_had=yes
+	TB_DIR=$(mktemp -d /tmp/rtshim-tb.XXXXXX)
+	export TB_DIR
+	run -0 "$TESTBED" start --broker --dir "$TB_DIR"
+	[ "${lines[0]}" = "testbed: running in $TB_DIR: dbus-broker-launch (pid $(tb_pid bus)), polkitd (pid $(tb_pid polkit)), rtkit-daemon (pid $(tb_pid rtkit))" ]
+	local launcher pids
+	launcher=$(tb_pid bus)
+	# the launcher's children: dbus-broker, and the reader of its journal socket
+	pgrep -P "$launcher" -x dbus-broker
+	pids="$launcher $(pgrep -P "$launcher" | paste -sd ' ') $(tb_pid polkit) $(tb_pid rtkit)"
+	[ "$(wc -w <<<"$pids")" = 5 ]
+	run -0 as_user prlimit --rttime=200000 "${RTKIT_CALL[@]}"
+	# the namespace's mounts (its /run, its /usr/bin) are not the host's
+	run -1 grep -F "$TB_DIR" /proc/self/mountinfo
+	[ "$([[ -e /usr/bin/dbus-broker ]] && echo yes || echo no)" = "$host_had" ]
+	"$TESTBED" stop --dir "$TB_DIR"
+	local p i
+	for p in $pids; do
+		for ((i = 0; i < 200; i++)); do running "$p" || break; sleep 0.05; done
+		! running "$p" || false
+	done
+	rm -rf "$TB_DIR"; unset TB_DIR
+}

@@ -1,6 +1,6 @@
 /* kernel-view.h — the kernel's own scheduling view of a thread, past every interposer: the shim
  * exports syscall() and its readers report what a successful call asked (rule 6), so the probes
- * that show the kernel's truth make the system call themselves (x86_64, i386, arm64, armhf).  No dynamic loader on the way
+ * that show the kernel's truth make the system call themselves (x86_64, i386, arm64, armhf, s390x).  No dynamic loader on the way
  * (a plugin's constructor thread must not wait for the loader's lock). */
 #ifndef RTSHIM_PROBE_KERNEL_VIEW_H
 #define RTSHIM_PROBE_KERNEL_VIEW_H
@@ -30,6 +30,10 @@ static inline long kernel_view_syscall(long nr, long a, long b)
 			 : [nr] "r"(nr), "r"(r1)
 			 : "memory");
 	r = r0;
+#elif defined(__s390x__)
+	register long r1 __asm__("r1") = nr, r2 __asm__("r2") = a, r3 __asm__("r3") = b;
+	__asm__ volatile("svc 0" : "+r"(r2) : "r"(r1), "r"(r3) : "memory");
+	r = r2;
 #else
 	return syscall(nr, a, b);
 #endif
