@@ -310,6 +310,42 @@ static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
 	}
 }
 
+static bool is_reply_to(const struct rtshim_wire_msg *m, uint32_t serial)
+{
+	return (m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
+	       m->reply_serial == serial;
+}
+
+/* Drops what c->in holds of a message of `total` bytes that does not fit it: the rest of it is
+ * skipped as it arrives (receive). */
+static void drop_oversized(struct rtshim_wire_conn *c, size_t total)
+{
+	c->skip = total - c->in_len;
+	consume(c, c->in_len);
+}
+
+/* A message longer than c->in, whose header c->in holds: 1 when it is not the reply to `serial`
+ * (dropped), else what rtshim_wire_reply returns: an error's name is all callers need, a method
+ * return's body is its answer (-EPROTO: one that long is not what the client asked for). */
+static int oversized(struct rtshim_wire_conn *c, size_t total, uint32_t serial,
+		     struct rtshim_wire_msg *m)
+{
+	if (rtshim_wire_read_header(c->in, c->in_len, m) < 0)
+		return -EPROTO;
+	if (!is_reply_to(m, serial)) {
+		drop_oversized(c, total);
+		return 1;
+	}
+	if (m->type == RTSHIM_WIRE_METHOD_RETURN) {
+		drop_oversized(c, total);
+		return -EPROTO;
+	}
+	/* m points into c->in until the next call, which drops it (in_start), then the rest */
+	c->in_start = c->in_len;
+	c->skip = total - c->in_len;
+	return 0;
+}
+
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
 		      struct rtshim_wire_msg *m)
 {
@@ -323,18 +359,17 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 	for (;;) {
 		if (c->in_len >= RTSHIM_WIRE_FIXED_HEADER) {
 			long total = rtshim_wire_message_length(c->in);
-			if (total < 0)
+			long header = rtshim_wire_header_length(c->in);
+			if (total < 0 || header < 0 || (size_t)header > sizeof c->in)
 				return -EPROTO;
-			if ((size_t)total > sizeof c->in) { /* not one the client reads: dropped */
-				c->skip = (size_t)total;
-				size_t drop = c->in_len;
-				consume(c, drop);
-				c->skip -= drop;
+			if ((size_t)total > sizeof c->in) {
+				if ((size_t)header <= c->in_len &&
+				    (r = oversized(c, (size_t)total, serial, m)) <= 0)
+					return r;
 			} else if ((size_t)total <= c->in_len) {
 				if (rtshim_wire_read(c->in, (size_t)total, m) < 0)
 					return -EPROTO;
-				if ((m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
-				    m->reply_serial == serial) {
+				if (is_reply_to(m, serial)) {
 					c->in_start = (size_t)total;
 					return 0;
 				}

@@ -17,7 +17,8 @@
 #include "wire-message.h"
 
 /* What one connection reads and writes at most at a time (the client's replies are under 300
- * bytes; a longer message is skipped unread). */
+ * bytes).  A longer message is skipped unread once its header is read: when it is the reply
+ * asked for, an error's name is returned (without its message), a method return is -EPROTO. */
 #define RTSHIM_WIRE_IN_SIZE 1024
 #define RTSHIM_WIRE_OUT_SIZE 768
 

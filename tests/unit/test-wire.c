@@ -6,6 +6,7 @@
 #include <dbus/dbus.h>
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -214,6 +215,245 @@ static void test_big_endian_reply(void **state)
 	assert_int_equal(u, 0x01020304);
 }
 
+/* ---- messages written by hand, in either byte order ---- */
+
+struct hand {
+	unsigned char b[1024];
+	size_t n;
+	bool be;
+};
+
+static void h_pad(struct hand *h, size_t a)
+{
+	while (h->n % a)
+		h->b[h->n++] = 0;
+}
+
+static void h_u8(struct hand *h, uint8_t v)
+{
+	h->b[h->n++] = v;
+}
+
+static void h_u32(struct hand *h, uint32_t v)
+{
+	h_pad(h, 4);
+	for (int i = 0; i < 4; i++)
+		h->b[h->n++] = (unsigned char)(v >> (h->be ? 24 - 8 * i : 8 * i));
+}
+
+static void h_u64(struct hand *h, uint64_t v)
+{
+	h_pad(h, 8);
+	for (int i = 0; i < 8; i++)
+		h->b[h->n++] = (unsigned char)(v >> (h->be ? 56 - 8 * i : 8 * i));
+}
+
+static void h_str(struct hand *h, const char *s)
+{
+	h_u32(h, (uint32_t)strlen(s));
+	memcpy(h->b + h->n, s, strlen(s) + 1);
+	h->n += strlen(s) + 1;
+}
+
+static void h_sig(struct hand *h, const char *s)
+{
+	h_u8(h, (uint8_t)strlen(s));
+	memcpy(h->b + h->n, s, strlen(s) + 1);
+	h->n += strlen(s) + 1;
+}
+
+/* A header field: its code and variant signature (the caller writes the value). */
+static void h_field(struct hand *h, uint8_t code, const char *sig)
+{
+	h_pad(h, 8);
+	h_u8(h, code);
+	h_sig(h, sig);
+}
+
+/* The fixed header of a method return (serial 9): the lengths are filled in by h_end. */
+static void h_begin(struct hand *h, bool be)
+{
+	memset(h, 0, sizeof *h);
+	h->be = be;
+	h_u8(h, be ? 'B' : 'l');
+	h_u8(h, RTSHIM_WIRE_METHOD_RETURN);
+	h_u8(h, 0);
+	h_u8(h, 1);
+	h_u32(h, 0);
+	h_u32(h, 9);
+	h_u32(h, 0);
+}
+
+static size_t fields_end;
+
+/* The header fields end here; the body follows. */
+static void h_body(struct hand *h)
+{
+	fields_end = h->n;
+	h_pad(h, 8);
+}
+
+static size_t h_end(struct hand *h)
+{
+	struct hand len = { .be = h->be };
+	h_u32(&len, (uint32_t)(h->n - (fields_end + 7) / 8 * 8));
+	h_u32(&len, 0);
+	h_u32(&len, (uint32_t)(fields_end - RTSHIM_WIRE_FIXED_HEADER));
+	memcpy(h->b + 4, len.b, 4);
+	memcpy(h->b + 12, len.b + 8, 4);
+	return h->n;
+}
+
+/* Unknown fields of container types, then REPLY_SERIAL 5 and SIGNATURE sig. */
+static void h_unknown_fields(struct hand *h, const char *sig)
+{
+	h_field(h, 200, "as"); /* ["ab", "c"]: 4 + 3, a pad, 4 + 2 bytes */
+	h_u32(h, 14);
+	h_str(h, "ab");
+	h_str(h, "c");
+	h_field(h, 201, "(ix)"); /* (7, 8): the struct and the x aligned to 8 */
+	h_pad(h, 8);
+	h_u32(h, 7);
+	h_u64(h, 8);
+	h_field(h, 202, "a{sv}"); /* {"k": <<"ay": [1, 2]>>} : a nested variant */
+	h_u32(h, 0);
+	size_t at = h->n - 4;
+	h_pad(h, 8);
+	size_t start = h->n;
+	h_str(h, "k");
+	h_sig(h, "ay");
+	h_u32(h, 2);
+	h_u8(h, 1);
+	h_u8(h, 2);
+	uint32_t n = (uint32_t)(h->n - start);
+	struct hand len = { .be = h->be };
+	h_u32(&len, n);
+	memcpy(h->b + at, len.b, 4);
+	h_field(h, 203, "at"); /* empty: padded to 8 all the same */
+	h_u32(h, 0);
+	h_pad(h, 8);
+	h_field(h, 205, "v"); /* <<"s": "x">>: a variant in a variant */
+	h_sig(h, "s");
+	h_str(h, "x");
+	h_field(h, 204, "t");
+	h_u64(h, 0x0102030405060708u);
+	h_field(h, 5, "u");
+	h_u32(h, 5);
+	h_field(h, 8, "g");
+	h_sig(h, sig);
+}
+
+static void test_unknown_header_fields_skipped(void **state)
+{
+	(void)state;
+	struct hand h;
+	struct rtshim_wire_msg m;
+	const char *s;
+	int64_t v;
+	uint32_t u;
+	for (int be = 0; be < 2; be++) {
+		h_begin(&h, be);
+		h_unknown_fields(&h, "s");
+		h_body(&h);
+		h_str(&h, ":1.42");
+		size_t n = h_end(&h);
+		assert_int_equal(rtshim_wire_message_length(h.b), (long)n);
+		assert_int_equal(rtshim_wire_read(h.b, n, &m), 0);
+		assert_int_equal(m.big_endian, be);
+		assert_int_equal(m.reply_serial, 5);
+		assert_int_equal(rtshim_wire_body_string(&m, &s), 0);
+		assert_string_equal(s, ":1.42");
+		/* libdbus reads it too: the test writes what the specification says */
+		DBusError err;
+		dbus_error_init(&err);
+		DBusMessage *d = dbus_message_demarshal((const char *)h.b, (int)n, &err);
+		assert_non_null(d);
+		dbus_message_unref(d);
+
+		/* a 64-bit value in a variant body, and a u32 */
+		h_begin(&h, be);
+		h_unknown_fields(&h, "v");
+		h_body(&h);
+		h_sig(&h, "x");
+		h_u64(&h, (uint64_t)-200000);
+		n = h_end(&h);
+		assert_int_equal(rtshim_wire_read(h.b, n, &m), 0);
+		assert_int_equal(rtshim_wire_body_variant_int(&m, &v), 0);
+		assert_int_equal(v, -200000);
+		h_begin(&h, be);
+		h_field(&h, 5, "u");
+		h_u32(&h, 5);
+		h_field(&h, 8, "g");
+		h_sig(&h, "u");
+		h_body(&h);
+		h_u32(&h, 0x01020304);
+		n = h_end(&h);
+		assert_int_equal(rtshim_wire_read(h.b, n, &m), 0);
+		assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+		assert_int_equal(u, 0x01020304);
+	}
+}
+
+/* A method return whose one unknown field (code 200) has signature sig and value bytes val (at
+ * the next multiple of 4). */
+static size_t with_field(struct hand *h, const char *sig, const void *val, size_t len)
+{
+	h_begin(h, false);
+	h_field(h, 5, "u");
+	h_u32(h, 5);
+	h_field(h, 200, sig);
+	h_pad(h, 4);
+	memcpy(h->b + h->n, val, len);
+	h->n += len;
+	h_body(h);
+	return h_end(h);
+}
+
+static void test_malformed_header_fields_refused(void **state)
+{
+	(void)state;
+	struct hand h;
+	struct rtshim_wire_msg m;
+	static const unsigned char two[8] = { 2, 0, 0, 0, 1, 2 };      /* ay: [1, 2] */
+	static const unsigned char past[8] = { 9, 0, 0, 0, 1, 2 };     /* ay: 9 bytes, 2 there */
+	static const unsigned char split[12] = { 3, 0, 0, 0, 1, 0, 0, 0, 2 }; /* au: 3 bytes */
+	static const unsigned char two_ints[8] = { 1, 0, 0, 0, 2 };
+	size_t n = with_field(&h, "ay", two, 6);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), 0);
+	n = with_field(&h, "ay", past, 6);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), -EPROTO);
+	n = with_field(&h, "au", split, 12);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), -EPROTO);
+	/* not one complete type, or not a type */
+	static const char *const bad[] = { "ii", "()", "{sv}", "a{vs}", "a{s}", "a", "(i", "z",
+					   "a{sii}", "" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		n = with_field(&h, bad[i], two_ints, 8);
+		assert_int_equal(rtshim_wire_read(h.b, n, &m), -EPROTO);
+	}
+	/* nested deeper than the specification allows (65 arrays), and as deep as it allows (32) */
+	char deep[67];
+	memset(deep, 'a', 65);
+	deep[65] = 'y';
+	deep[66] = '\0';
+	static const unsigned char empty[4];
+	n = with_field(&h, deep, empty, 4);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), -EPROTO);
+	deep[32] = 'y';
+	deep[33] = '\0';
+	n = with_field(&h, deep, empty, 4);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), 0);
+	/* a known field of another type than the specification's */
+	h_begin(&h, false);
+	h_field(&h, 5, "u");
+	h_u32(&h, 5);
+	h_field(&h, 8, "s");
+	h_str(&h, "u");
+	h_body(&h);
+	n = h_end(&h);
+	assert_int_equal(rtshim_wire_read(h.b, n, &m), -EPROTO);
+}
+
 static void test_malformed(void **state)
 {
 	(void)state;
@@ -376,6 +616,102 @@ static void test_exchange(void **state)
 	assert_int_equal(conn.fd, -1);
 }
 
+/* A message libdbus marshalled, written by the fake bus (any length). */
+static void bus_sends(DBusMessage *m)
+{
+	char *bytes = NULL;
+	int len = 0;
+	dbus_message_set_serial(m, 99);
+	assert_true(dbus_message_marshal(m, &bytes, &len));
+	bus_writes(bytes, (size_t)len);
+	dbus_free(bytes);
+	dbus_message_unref(m);
+}
+
+/* A text of n 'a's (freed by the caller). */
+static char *text_of(size_t n)
+{
+	char *t = malloc(n + 1);
+	memset(t, 'a', n);
+	t[n] = '\0';
+	return t;
+}
+
+static DBusMessage *error_to(dbus_uint32_t serial, const char *name, const char *text)
+{
+	DBusMessage *m = dbus_message_new(DBUS_MESSAGE_TYPE_ERROR);
+	dbus_message_set_reply_serial(m, serial);
+	dbus_message_set_error_name(m, name);
+	dbus_message_append_args(m, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID);
+	return m;
+}
+
+static void authenticated_fake(void)
+{
+	fake_connect();
+	conn.authenticated = true;
+}
+
+static void test_reply_longer_than_the_buffer(void **state)
+{
+	(void)state;
+	struct rtshim_wire_msg m;
+	uint32_t u;
+	char *text = text_of(4000);
+	authenticated_fake();
+	/* an error of 4000 bytes: its name at once, the rest drained, the next reply read */
+	bus_sends(error_to(2, DBUS_ERROR_ACCESS_DENIED, text));
+	bus_replies(3, 333);
+	int64_t t0 = rtshim_raw_now_ns();
+	assert_int_equal(rtshim_wire_reply(&conn, 2, in_ms(5000), &m), 0);
+	assert_true(rtshim_raw_now_ns() - t0 < 2000000000);
+	assert_int_equal(m.type, RTSHIM_WIRE_ERROR);
+	assert_string_equal(m.error_name, DBUS_ERROR_ACCESS_DENIED);
+	assert_true(m.body_cut);
+	assert_null(rtshim_wire_error_message(&m));
+	assert_int_equal(rtshim_wire_reply(&conn, 3, in_ms(1000), &m), 0);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 333);
+	/* a method return of 4000 bytes: -EPROTO at once, and the stream stays in step */
+	DBusMessage *r = reply_to(4);
+	dbus_message_append_args(r, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID);
+	bus_sends(r);
+	bus_replies(5, 555);
+	assert_int_equal(rtshim_wire_reply(&conn, 4, in_ms(5000), &m), -EPROTO);
+	assert_int_equal(rtshim_wire_reply(&conn, 5, in_ms(1000), &m), 0);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 555);
+	/* an unrelated signal of 5000 bytes before the reply: skipped */
+	free(text);
+	text = text_of(5000);
+	DBusMessage *sig = dbus_message_new_signal("/a", "a.b", "Big");
+	dbus_message_append_args(sig, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID);
+	bus_sends(sig);
+	bus_replies(6, 666);
+	assert_int_equal(rtshim_wire_reply(&conn, 6, in_ms(1000), &m), 0);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 666);
+	free(text);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
+static void test_header_longer_than_the_buffer(void **state)
+{
+	(void)state;
+	struct rtshim_wire_msg m;
+	char path[1200] = "/";
+	memset(path + 1, 'p', sizeof path - 2);
+	path[sizeof path - 1] = '\0';
+	authenticated_fake();
+	bus_sends(dbus_message_new_signal(path, "a.b", "Long"));
+	int64_t t0 = rtshim_raw_now_ns();
+	assert_int_equal(rtshim_wire_reply(&conn, 2, in_ms(5000), &m), -EPROTO);
+	assert_true(rtshim_raw_now_ns() - t0 < 2000000000);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
 static void test_refused_authentication(void **state)
 {
 	(void)state;
@@ -409,10 +745,14 @@ int main(void)
 		cmocka_unit_test(test_call_that_does_not_fit),
 		cmocka_unit_test(test_replies_written_by_libdbus),
 		cmocka_unit_test(test_big_endian_reply),
+		cmocka_unit_test(test_unknown_header_fields_skipped),
+		cmocka_unit_test(test_malformed_header_fields_refused),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_address),
 		cmocka_unit_test(test_auth),
 		cmocka_unit_test(test_exchange),
+		cmocka_unit_test(test_reply_longer_than_the_buffer),
+		cmocka_unit_test(test_header_longer_than_the_buffer),
 		cmocka_unit_test(test_refused_authentication),
 		cmocka_unit_test(test_nobody_listening),
 	};
