@@ -239,6 +239,8 @@ static int flush(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	size_t sent = 0;
 	while (sent < c->out_len) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		ssize_t n = send(c->fd, c->out + sent, c->out_len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			sent += (size_t)n;
@@ -260,6 +262,8 @@ static int flush(struct rtshim_wire_conn *c, int64_t deadline)
 static int receive(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	for (;;) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		size_t room = sizeof c->in - c->in_len;
 		ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
 		if (n > 0) {
@@ -357,6 +361,8 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 	if (!c->authenticated && (r = authentication(c, deadline)) < 0)
 		return r;
 	for (;;) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		if (c->in_len >= RTSHIM_WIRE_FIXED_HEADER) {
 			long total = rtshim_wire_message_length(c->in);
 			long header = rtshim_wire_header_length(c->in);

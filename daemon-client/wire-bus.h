@@ -5,8 +5,8 @@
  * The exchange is pipelined, as sd-bus does: the authentication (EXTERNAL, our effective UID),
  * BEGIN, Hello and the calls are written without waiting for the bus's answers; the answers are
  * then read in order, and only the replies asked for are kept (NameAcquired and every other
- * message are skipped).  Every wait ends at `deadline` (CLOCK_MONOTONIC nanoseconds, read and
- * waited for with the system calls themselves: kernel/raw-time.h). */
+ * message are skipped).  Every loop ends at `deadline` (CLOCK_MONOTONIC nanoseconds, read and
+ * waited for with the system calls themselves: kernel/raw-time.h), whatever keeps arriving. */
 #ifndef RTSHIM_WIRE_BUS_H
 #define RTSHIM_WIRE_BUS_H
 

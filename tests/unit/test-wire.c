@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -729,6 +730,50 @@ static void test_refused_authentication(void **state)
 	close(bus_end);
 }
 
+/* ---- a bus that never stops sending: the deadline holds all the same ---- */
+
+/* While flood_len is set, the client's recv always finds more of an endless run of copies of
+ * flood (never EAGAIN: the socket is never empty).  This program's own definition wins over
+ * libc's for the client's objects linked into it. */
+static unsigned char flood[256];
+static size_t flood_len, flood_at;
+
+ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	if (flood_len && fd == conn.fd) {
+		unsigned char *p = buf;
+		for (size_t i = 0; i < n; i++) {
+			p[i] = flood[flood_at];
+			flood_at = (flood_at + 1) % flood_len;
+		}
+		return (ssize_t)n;
+	}
+	return syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+}
+
+static void test_deadline_holds_while_messages_keep_arriving(void **state)
+{
+	(void)state;
+	struct rtshim_wire_msg m;
+	const char *name = ":1.9";
+	DBusMessage *sig = dbus_message_new_signal("/a", "a.b", "Flood");
+	dbus_message_append_args(sig, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+	size_t n = (size_t)marshal(sig, flood, sizeof flood);
+	authenticated_fake();
+	alarm(60); /* a client that never returns dies here: a failure, not a hung suite */
+	int64_t t0 = rtshim_raw_now_ns();
+	flood_at = 0;
+	flood_len = n;
+	int rc = rtshim_wire_reply(&conn, 2, in_ms(200), &m);
+	flood_len = 0;
+	int64_t took = rtshim_raw_now_ns() - t0;
+	alarm(0);
+	assert_int_equal(rc, -ETIMEDOUT);
+	assert_true(took >= 200000000 && took < 5000000000);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
 static void test_nobody_listening(void **state)
 {
 	(void)state;
@@ -754,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_reply_longer_than_the_buffer),
 		cmocka_unit_test(test_header_longer_than_the_buffer),
 		cmocka_unit_test(test_refused_authentication),
+		cmocka_unit_test(test_deadline_holds_while_messages_keep_arriving),
 		cmocka_unit_test(test_nobody_listening),
 	};
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
