@@ -18,29 +18,13 @@
 #include "raw-time.h"
 #include "wire-address.h"
 
-int rtshim_wire_auth(char *buf, size_t size, unsigned uid)
+int rtshim_wire_auth(char *buf, size_t size)
 {
-	static const char head[] = "AUTH EXTERNAL ", tail[] = "\r\nBEGIN\r\n";
-	static const char hex[] = "0123456789abcdef";
-	char digits[16];
-	int n = 0;
-
-	do
-		digits[n++] = (char)('0' + uid % 10);
-	while ((uid /= 10) && n < (int)sizeof digits);
-	size_t len = 1 + sizeof head - 1 + 2 * (size_t)n + sizeof tail - 1;
-	if (len > size)
+	static const char auth[] = "\0AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n";
+	if (size < sizeof auth - 1)
 		return -ENOSPC;
-	char *p = buf;
-	*p++ = '\0'; /* the credentials byte */
-	memcpy(p, head, sizeof head - 1);
-	p += sizeof head - 1;
-	while (n--) { /* the decimal UID's characters, each as two hex digits */
-		*p++ = hex[(unsigned char)digits[n] >> 4];
-		*p++ = hex[(unsigned char)digits[n] & 15];
-	}
-	memcpy(p, tail, sizeof tail - 1);
-	return (int)len;
+	memcpy(buf, auth, sizeof auth - 1);
+	return (int)(sizeof auth - 1);
 }
 
 /* 0 once `events` are ready on c->fd, -ETIMEDOUT at the deadline */
@@ -209,7 +193,7 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 	}
 	if (r == 0) {
 		char auth[64];
-		int n = rtshim_wire_auth(auth, sizeof auth, (unsigned)geteuid());
+		int n = rtshim_wire_auth(auth, sizeof auth);
 		struct rtshim_wire_call hello = {
 			.destination = "org.freedesktop.DBus", .path = "/org/freedesktop/DBus",
 			.interface = "org.freedesktop.DBus", .member = "Hello",
@@ -294,17 +278,30 @@ static void consume(struct rtshim_wire_conn *c, size_t n)
 	c->in_len -= n;
 }
 
-/* The bus's answer to the authentication: "OK <guid>" ends it, anything else refuses. */
+static bool line_is(const unsigned char *line, size_t len, const char *command)
+{
+	size_t n = strlen(command);
+	return len >= n && memcmp(line, command, n) == 0 && (len == n || line[n] == ' ');
+}
+
+/* The bus's answers to the authentication, line by line: DATA (its empty challenge, which the
+ * DATA we sent answers) is passed over, "OK <guid>" ends it; REJECTED, ERROR or anything else
+ * refuses (-ENOTCONN), a line longer than c->in is -EPROTO. */
 static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	for (;;) {
 		const unsigned char *end = memmem(c->in, c->in_len, "\r\n", 2);
 		if (end) {
-			if (c->in_len < 3 || memcmp(c->in, "OK ", 3) != 0)
+			size_t len = (size_t)(end - c->in);
+			bool data = line_is(c->in, len, "DATA"), ok = line_is(c->in, len, "OK");
+			if (!data && !ok)
 				return -ENOTCONN;
-			consume(c, (size_t)(end + 2 - c->in));
-			c->authenticated = true;
-			return 0;
+			consume(c, len + 2);
+			if (ok) {
+				c->authenticated = true;
+				return 0;
+			}
+			continue;
 		}
 		if (c->in_len == sizeof c->in)
 			return -EPROTO;

@@ -2,11 +2,13 @@
  * inside that call, so no descriptor of the client outlives it and nothing is shared between
  * threads or across fork.  No allocation: the connection is a struct on the caller's stack.
  *
- * The exchange is pipelined, as sd-bus does: the authentication (EXTERNAL, our effective UID),
- * BEGIN, Hello and the calls are written without waiting for the bus's answers; the answers are
- * then read in order, and only the replies asked for are kept (NameAcquired and every other
- * message are skipped).  Every loop ends at `deadline` (CLOCK_MONOTONIC nanoseconds, read and
- * waited for with the system calls themselves: kernel/raw-time.h), whatever keeps arriving. */
+ * The exchange is pipelined, as dbus-broker's own client does: the authentication (EXTERNAL
+ * with an empty identity, so that the bus takes our UID from the socket's credentials, as it
+ * sees it from its user namespace), BEGIN, Hello and the calls are written without waiting for
+ * the bus's answers; the answers are then read in order, and only the replies asked for are kept
+ * (NameAcquired and every other message are skipped).  Every loop ends at `deadline`
+ * (CLOCK_MONOTONIC nanoseconds, read and waited for with the system calls themselves:
+ * kernel/raw-time.h), whatever keeps arriving. */
 #ifndef RTSHIM_WIRE_BUS_H
 #define RTSHIM_WIRE_BUS_H
 
@@ -57,8 +59,10 @@ void rtshim_wire_close(struct rtshim_wire_conn *c);
  * closes its copies of those its parent had open. */
 void rtshim_wire_fork_handlers(void);
 
-/* The authentication and BEGIN for user `uid`, as the bus reads them, written into buf: the
- * length, or -ENOSPC. */
-int rtshim_wire_auth(char *buf, size_t size, unsigned uid);
+/* The authentication and BEGIN, as the bus reads them, written into buf: the length, or
+ * -ENOSPC.  The empty-identity exchange of EXTERNAL: AUTH EXTERNAL (the bus answers DATA), DATA
+ * (the bus answers OK), BEGIN; dbus-daemon and dbus-broker both read these lines in order from
+ * one write. */
+int rtshim_wire_auth(char *buf, size_t size);
 
 #endif

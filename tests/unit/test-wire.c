@@ -5,6 +5,9 @@
  * message dropped, a refused authentication, a bus that closes or stays silent). */
 #include <dbus/dbus.h>
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -533,11 +537,11 @@ static void test_auth(void **state)
 {
 	(void)state;
 	char buf[64];
-	static const char want[] = "\0AUTH EXTERNAL 31303030\r\nBEGIN\r\n";
-	assert_int_equal(rtshim_wire_auth(buf, sizeof buf, 1000), sizeof want - 1);
+	/* EXTERNAL with an empty identity: the bus takes the UID from the socket */
+	static const char want[] = "\0AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n";
+	assert_int_equal(rtshim_wire_auth(buf, sizeof buf), sizeof want - 1);
 	assert_memory_equal(buf, want, sizeof want - 1);
-	assert_int_equal(rtshim_wire_auth(buf, 8, 1000), -ENOSPC);
-	assert_int_equal(rtshim_wire_auth(buf, sizeof buf, 0), 1 + 14 + 2 + 9);
+	assert_int_equal(rtshim_wire_auth(buf, 8), -ENOSPC);
 }
 
 /* ---- one connection against a fake bus on a socketpair ---- */
@@ -730,6 +734,176 @@ static void test_refused_authentication(void **state)
 	close(bus_end);
 }
 
+#define GUID "0123456789abcdef0123456789abcdef"
+
+/* The bus's answers to the authentication, one case each: what rtshim_wire_reply returns. */
+static int answered(const char *lines)
+{
+	struct rtshim_wire_msg m;
+	fake_connect();
+	bus_writes(lines, strlen(lines));
+	bus_replies(2, 222);
+	int r = rtshim_wire_reply(&conn, 2, in_ms(1000), &m);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+	return r;
+}
+
+static void test_authentication_lines(void **state)
+{
+	(void)state;
+	assert_int_equal(answered("OK " GUID "\r\n"), 0);
+	/* the empty challenge, which the DATA sent with the AUTH answers */
+	assert_int_equal(answered("DATA\r\nOK " GUID "\r\n"), 0);
+	assert_int_equal(answered("REJECTED EXTERNAL\r\n"), -ENOTCONN);
+	assert_int_equal(answered("DATA\r\nREJECTED EXTERNAL\r\n"), -ENOTCONN);
+	assert_int_equal(answered("ERROR \"Not currently in an auth conversation\"\r\n"),
+			 -ENOTCONN);
+	assert_int_equal(answered("ERROR\r\n"), -ENOTCONN);
+	assert_int_equal(answered("OKAY\r\n"), -ENOTCONN);
+	/* a line longer than the buffer */
+	char *line = text_of(RTSHIM_WIRE_IN_SIZE + 10);
+	assert_int_equal(answered(line), -EPROTO);
+	free(line);
+}
+
+static void test_ok_line_split_across_reads(void **state)
+{
+	(void)state;
+	struct rtshim_wire_msg m;
+	uint32_t u;
+	fake_connect();
+	bus_writes("DATA\r\nOK 0123", 14);
+	assert_int_equal(rtshim_wire_reply(&conn, 2, in_ms(50), &m), -ETIMEDOUT);
+	assert_false(conn.authenticated);
+	bus_writes("456789abcdef0123456789abcdef\r", 29);
+	assert_int_equal(rtshim_wire_reply(&conn, 2, in_ms(50), &m), -ETIMEDOUT);
+	bus_writes("\n", 1);
+	bus_replies(2, 222);
+	assert_int_equal(rtshim_wire_reply(&conn, 2, in_ms(1000), &m), 0);
+	assert_true(conn.authenticated);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 222);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
+/* ---- a bus that reads a few bytes at a time and answers a byte at a time ---- */
+
+struct slow_bus {
+	size_t expect;               /* bytes the client writes */
+	unsigned char got[1 << 20];
+	size_t got_len;
+	const unsigned char *answer;
+	size_t answer_len;
+};
+
+static void *slow_bus_run(void *arg)
+{
+	struct slow_bus *b = arg;
+	while (b->got_len < b->expect) {
+		struct pollfd p = { .fd = bus_end, .events = POLLIN };
+		poll(&p, 1, 1000);
+		size_t want = b->expect - b->got_len < 7 ? b->expect - b->got_len : 7;
+		ssize_t n = read(bus_end, b->got + b->got_len, want);
+		if (n == 0)
+			return NULL;
+		if (n > 0)
+			b->got_len += (size_t)n;
+	}
+	for (size_t i = 0; i < b->answer_len;) {
+		struct pollfd p = { .fd = bus_end, .events = POLLOUT };
+		poll(&p, 1, 1000);
+		if (write(bus_end, b->answer + i, 1) == 1)
+			i++;
+	}
+	return NULL;
+}
+
+/* The client's send and recv (below) as a slow, interrupted kernel does them, while `trickle`
+ * is set: every other call fails with EINTR, the others move at most 3 bytes.  (This program's
+ * own definitions win over libc's for the client's objects linked into it.) */
+static int trickle, trickle_calls;
+
+ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	if (trickle && fd == conn.fd) {
+		if (trickle_calls++ % 2 == 0) {
+			errno = EINTR;
+			return -1;
+		}
+		n = n < 3 ? n : 3;
+	}
+	return syscall(SYS_sendto, fd, buf, n, flags, NULL, 0);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void test_slow_bus_and_interrupted_waits(void **state)
+{
+	(void)state;
+	static struct slow_bus b;
+	static unsigned char sent[RTSHIM_WIRE_OUT_SIZE];
+	unsigned char answer[512];
+	struct rtshim_wire_msg m;
+	uint32_t u;
+
+	fake_connect();
+	/* the client's socket full of bytes the bus has not read yet: its writes are partial */
+	int small = 4096;
+	setsockopt(conn.fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+	unsigned char junk[512] = { 0 };
+	size_t queued = 0;
+	for (ssize_t n; (n = send(conn.fd, junk, sizeof junk, MSG_DONTWAIT)) > 0;)
+		queued += (size_t)n;
+	conn.out_len = (size_t)rtshim_wire_auth((char *)conn.out, sizeof conn.out);
+	struct rtshim_wire_arg arg = { .type = 's', .s = "org.freedesktop.RealtimeKit1" };
+	struct rtshim_wire_call c = { .destination = "org.freedesktop.DBus",
+				      .path = "/org/freedesktop/DBus",
+				      .interface = "org.freedesktop.DBus",
+				      .member = "GetNameOwner", .signature = "s", .args = &arg };
+	long serial = rtshim_wire_queue(&conn, &c);
+	assert_true(serial > 0);
+	memcpy(sent, conn.out, conn.out_len);
+	size_t sent_len = conn.out_len;
+
+	/* the answer: DATA, OK and the reply, written one byte at a time */
+	size_t n = 0;
+	memcpy(answer, "DATA\r\nOK " GUID "\r\n", 6 + 3 + 32 + 2);
+	n += 43;
+	DBusMessage *r = reply_to((dbus_uint32_t)serial);
+	dbus_uint32_t value = 4711;
+	dbus_message_append_args(r, DBUS_TYPE_UINT32, &value, DBUS_TYPE_INVALID);
+	n += (size_t)marshal(r, answer + n, sizeof answer - n);
+	b = (struct slow_bus){ .expect = queued + sent_len, .answer = answer, .answer_len = n };
+
+	/* and a signal every millisecond, which interrupts the waits (EINTR), and a send and a
+	 * recv that are partial and interrupted (trickle) */
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	sigaction(SIGALRM, &sa, &old);
+	struct itimerval every_ms = { { 0, 1000 }, { 0, 1000 } }, off = { { 0, 0 }, { 0, 0 } };
+	pthread_t bus;
+	assert_int_equal(pthread_create(&bus, NULL, slow_bus_run, &b), 0);
+	setitimer(ITIMER_REAL, &every_ms, NULL);
+	trickle = 1;
+	int rc = rtshim_wire_reply(&conn, (uint32_t)serial, in_ms(20000), &m);
+	trickle = 0;
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	pthread_join(bus, NULL);
+
+	assert_int_equal(rc, 0);
+	assert_int_equal(b.got_len, queued + sent_len);
+	assert_memory_equal(b.got + queued, sent, sent_len);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 4711);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
 /* ---- a bus that never stops sending: the deadline holds all the same ---- */
 
 /* While flood_len is set, the client's recv always finds more of an endless run of copies of
@@ -747,6 +921,13 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
 			flood_at = (flood_at + 1) % flood_len;
 		}
 		return (ssize_t)n;
+	}
+	if (trickle && fd == conn.fd) {
+		if (trickle_calls++ % 2 == 0) {
+			errno = EINTR;
+			return -1;
+		}
+		n = n < 3 ? n : 3;
 	}
 	return syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
 }
@@ -799,6 +980,9 @@ int main(void)
 		cmocka_unit_test(test_reply_longer_than_the_buffer),
 		cmocka_unit_test(test_header_longer_than_the_buffer),
 		cmocka_unit_test(test_refused_authentication),
+		cmocka_unit_test(test_authentication_lines),
+		cmocka_unit_test(test_ok_line_split_across_reads),
+		cmocka_unit_test(test_slow_bus_and_interrupted_waits),
 		cmocka_unit_test(test_deadline_holds_while_messages_keep_arriving),
 		cmocka_unit_test(test_nobody_listening),
 	};
