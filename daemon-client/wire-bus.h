@@ -48,7 +48,8 @@ long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call
 /* Write what is queued, then read until the reply to `serial` (a method return or an error):
  * 0 and *m (its strings point into c, valid until the next call on c), or -ETIMEDOUT,
  * -ENOTCONN (the bus closed the connection or refused the authentication), -EPROTO (a
- * malformed message). */
+ * malformed message, a header longer than c->in, our method return longer than c->in).  An
+ * error longer than c->in comes with its name only (body_cut). */
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
 		      struct rtshim_wire_msg *m);
 
