@@ -234,6 +234,9 @@ $(TESTOUT)/fuzz/fuzz-config: tests/fuzz/fuzz-config.c core/config.c core/format.
 $(TESTOUT)/fuzz/fuzz-wire: tests/fuzz/fuzz-wire.c daemon-client/wire-message.c daemon-client/wire-message.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -Idaemon-client -o $@ $(filter %.c,$^)
+$(TESTOUT)/fuzz/fuzz-wire-stream: tests/fuzz/fuzz-wire-stream.c daemon-client/wire-bus.c daemon-client/wire-message.c daemon-client/wire-address.c kernel/raw-syscall.S $(wildcard daemon-client/wire-*.h kernel/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Idaemon-client -Ikernel -o $@ $(filter %.c %.S,$^) -pthread
 
 # Benchmark programs: bench/*.c -> build/bench/ (scripts/bench runs them; never installed,
 # never sanitized).  A line `// link: -lfoo` in a source adds link flags, as for probes.

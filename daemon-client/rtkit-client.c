@@ -168,7 +168,8 @@ static int bus_pid_of_us(struct session *s, uint32_t *pid)
 }
 
 /* 0 when the bus reads our PIDs in our own namespace, -EXDEV when not, or the error of asking.
- * A bus that cannot say keeps the assumption of the same namespace; a timeout is an error. */
+ * A bus that cannot say keeps the assumption of the same namespace for this call; a timeout is
+ * an error.  Only the bus's answer is kept: a failed exchange asks again next time. */
 static int same_pid_namespace(struct session *s)
 {
 	pid_t self = getpid();
@@ -180,7 +181,8 @@ static int same_pid_namespace(struct session *s)
 	if (r == -ETIMEDOUT || r == -ENOMEM)
 		return r;
 	bool other = r == 0 && seen != (uint32_t)self;
-	__atomic_store_n(&pid_namespace, (int64_t)self << 1 | other, __ATOMIC_RELAXED);
+	if (r == 0)
+		__atomic_store_n(&pid_namespace, (int64_t)self << 1 | other, __ATOMIC_RELAXED);
 	return other ? -EXDEV : 0;
 }
 

@@ -18,29 +18,13 @@
 #include "raw-time.h"
 #include "wire-address.h"
 
-int rtshim_wire_auth(char *buf, size_t size, unsigned uid)
+int rtshim_wire_auth(char *buf, size_t size)
 {
-	static const char head[] = "AUTH EXTERNAL ", tail[] = "\r\nBEGIN\r\n";
-	static const char hex[] = "0123456789abcdef";
-	char digits[16];
-	int n = 0;
-
-	do
-		digits[n++] = (char)('0' + uid % 10);
-	while ((uid /= 10) && n < (int)sizeof digits);
-	size_t len = 1 + sizeof head - 1 + 2 * (size_t)n + sizeof tail - 1;
-	if (len > size)
+	static const char auth[] = "\0AUTH EXTERNAL\r\nDATA\r\nBEGIN\r\n";
+	if (size < sizeof auth - 1)
 		return -ENOSPC;
-	char *p = buf;
-	*p++ = '\0'; /* the credentials byte */
-	memcpy(p, head, sizeof head - 1);
-	p += sizeof head - 1;
-	while (n--) { /* the decimal UID's characters, each as two hex digits */
-		*p++ = hex[(unsigned char)digits[n] >> 4];
-		*p++ = hex[(unsigned char)digits[n] & 15];
-	}
-	memcpy(p, tail, sizeof tail - 1);
-	return (int)len;
+	memcpy(buf, auth, sizeof auth - 1);
+	return (int)(sizeof auth - 1);
 }
 
 /* 0 once `events` are ready on c->fd, -ETIMEDOUT at the deadline */
@@ -209,7 +193,7 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 	}
 	if (r == 0) {
 		char auth[64];
-		int n = rtshim_wire_auth(auth, sizeof auth, (unsigned)geteuid());
+		int n = rtshim_wire_auth(auth, sizeof auth);
 		struct rtshim_wire_call hello = {
 			.destination = "org.freedesktop.DBus", .path = "/org/freedesktop/DBus",
 			.interface = "org.freedesktop.DBus", .member = "Hello",
@@ -239,6 +223,8 @@ static int flush(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	size_t sent = 0;
 	while (sent < c->out_len) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		ssize_t n = send(c->fd, c->out + sent, c->out_len - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			sent += (size_t)n;
@@ -260,6 +246,8 @@ static int flush(struct rtshim_wire_conn *c, int64_t deadline)
 static int receive(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	for (;;) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		size_t room = sizeof c->in - c->in_len;
 		ssize_t n = recv(c->fd, c->in + c->in_len, room, MSG_DONTWAIT);
 		if (n > 0) {
@@ -290,17 +278,30 @@ static void consume(struct rtshim_wire_conn *c, size_t n)
 	c->in_len -= n;
 }
 
-/* The bus's answer to the authentication: "OK <guid>" ends it, anything else refuses. */
+static bool line_is(const unsigned char *line, size_t len, const char *command)
+{
+	size_t n = strlen(command);
+	return len >= n && memcmp(line, command, n) == 0 && (len == n || line[n] == ' ');
+}
+
+/* The bus's answers to the authentication, line by line: DATA (its empty challenge, which the
+ * DATA we sent answers) is passed over, "OK <guid>" ends it; REJECTED, ERROR or anything else
+ * refuses (-ENOTCONN), a line longer than c->in is -EPROTO. */
 static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
 {
 	for (;;) {
 		const unsigned char *end = memmem(c->in, c->in_len, "\r\n", 2);
 		if (end) {
-			if (c->in_len < 3 || memcmp(c->in, "OK ", 3) != 0)
+			size_t len = (size_t)(end - c->in);
+			bool data = line_is(c->in, len, "DATA"), ok = line_is(c->in, len, "OK");
+			if (!data && !ok)
 				return -ENOTCONN;
-			consume(c, (size_t)(end + 2 - c->in));
-			c->authenticated = true;
-			return 0;
+			consume(c, len + 2);
+			if (ok) {
+				c->authenticated = true;
+				return 0;
+			}
+			continue;
 		}
 		if (c->in_len == sizeof c->in)
 			return -EPROTO;
@@ -308,6 +309,42 @@ static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
 		if (r < 0)
 			return r;
 	}
+}
+
+static bool is_reply_to(const struct rtshim_wire_msg *m, uint32_t serial)
+{
+	return (m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
+	       m->reply_serial == serial;
+}
+
+/* Drops what c->in holds of a message of `total` bytes that does not fit it: the rest of it is
+ * skipped as it arrives (receive). */
+static void drop_oversized(struct rtshim_wire_conn *c, size_t total)
+{
+	c->skip = total - c->in_len;
+	consume(c, c->in_len);
+}
+
+/* A message longer than c->in, whose header c->in holds: 1 when it is not the reply to `serial`
+ * (dropped), else what rtshim_wire_reply returns: an error's name is all callers need, a method
+ * return's body is its answer (-EPROTO: one that long is not what the client asked for). */
+static int oversized(struct rtshim_wire_conn *c, size_t total, uint32_t serial,
+		     struct rtshim_wire_msg *m)
+{
+	if (rtshim_wire_read_header(c->in, c->in_len, m) < 0)
+		return -EPROTO;
+	if (!is_reply_to(m, serial)) {
+		drop_oversized(c, total);
+		return 1;
+	}
+	if (m->type == RTSHIM_WIRE_METHOD_RETURN) {
+		drop_oversized(c, total);
+		return -EPROTO;
+	}
+	/* m points into c->in until the next call, which drops it (in_start), then the rest */
+	c->in_start = c->in_len;
+	c->skip = total - c->in_len;
+	return 0;
 }
 
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
@@ -321,20 +358,21 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 	if (!c->authenticated && (r = authentication(c, deadline)) < 0)
 		return r;
 	for (;;) {
+		if (rtshim_raw_now_ns() >= deadline)
+			return -ETIMEDOUT;
 		if (c->in_len >= RTSHIM_WIRE_FIXED_HEADER) {
 			long total = rtshim_wire_message_length(c->in);
-			if (total < 0)
+			long header = rtshim_wire_header_length(c->in);
+			if (total < 0 || header < 0 || (size_t)header > sizeof c->in)
 				return -EPROTO;
-			if ((size_t)total > sizeof c->in) { /* not one the client reads: dropped */
-				c->skip = (size_t)total;
-				size_t drop = c->in_len;
-				consume(c, drop);
-				c->skip -= drop;
+			if ((size_t)total > sizeof c->in) {
+				if ((size_t)header <= c->in_len &&
+				    (r = oversized(c, (size_t)total, serial, m)) <= 0)
+					return r;
 			} else if ((size_t)total <= c->in_len) {
 				if (rtshim_wire_read(c->in, (size_t)total, m) < 0)
 					return -EPROTO;
-				if ((m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
-				    m->reply_serial == serial) {
+				if (is_reply_to(m, serial)) {
 					c->in_start = (size_t)total;
 					return 0;
 				}

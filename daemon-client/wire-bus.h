@@ -2,11 +2,13 @@
  * inside that call, so no descriptor of the client outlives it and nothing is shared between
  * threads or across fork.  No allocation: the connection is a struct on the caller's stack.
  *
- * The exchange is pipelined, as sd-bus does: the authentication (EXTERNAL, our effective UID),
- * BEGIN, Hello and the calls are written without waiting for the bus's answers; the answers are
- * then read in order, and only the replies asked for are kept (NameAcquired and every other
- * message are skipped).  Every wait ends at `deadline` (CLOCK_MONOTONIC nanoseconds, read and
- * waited for with the system calls themselves: kernel/raw-time.h). */
+ * The exchange is pipelined, as dbus-broker's own client does: the authentication (EXTERNAL
+ * with an empty identity, so that the bus takes our UID from the socket's credentials, as it
+ * sees it from its user namespace), BEGIN, Hello and the calls are written without waiting for
+ * the bus's answers; the answers are then read in order, and only the replies asked for are kept
+ * (NameAcquired and every other message are skipped).  Every loop ends at `deadline`
+ * (CLOCK_MONOTONIC nanoseconds, read and waited for with the system calls themselves:
+ * kernel/raw-time.h), whatever keeps arriving. */
 #ifndef RTSHIM_WIRE_BUS_H
 #define RTSHIM_WIRE_BUS_H
 
@@ -17,7 +19,8 @@
 #include "wire-message.h"
 
 /* What one connection reads and writes at most at a time (the client's replies are under 300
- * bytes; a longer message is skipped unread). */
+ * bytes).  A longer message is skipped unread once its header is read: when it is the reply
+ * asked for, an error's name is returned (without its message), a method return is -EPROTO. */
 #define RTSHIM_WIRE_IN_SIZE 1024
 #define RTSHIM_WIRE_OUT_SIZE 768
 
@@ -45,7 +48,8 @@ long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call
 /* Write what is queued, then read until the reply to `serial` (a method return or an error):
  * 0 and *m (its strings point into c, valid until the next call on c), or -ETIMEDOUT,
  * -ENOTCONN (the bus closed the connection or refused the authentication), -EPROTO (a
- * malformed message). */
+ * malformed message, a header longer than c->in, our method return longer than c->in).  An
+ * error longer than c->in comes with its name only (body_cut). */
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
 		      struct rtshim_wire_msg *m);
 
@@ -56,8 +60,10 @@ void rtshim_wire_close(struct rtshim_wire_conn *c);
  * closes its copies of those its parent had open. */
 void rtshim_wire_fork_handlers(void);
 
-/* The authentication and BEGIN for user `uid`, as the bus reads them, written into buf: the
- * length, or -ENOSPC. */
-int rtshim_wire_auth(char *buf, size_t size, unsigned uid);
+/* The authentication and BEGIN, as the bus reads them, written into buf: the length, or
+ * -ENOSPC.  The empty-identity exchange of EXTERNAL: AUTH EXTERNAL (the bus answers DATA), DATA
+ * (the bus answers OK), BEGIN; dbus-daemon and dbus-broker both read these lines in order from
+ * one write. */
+int rtshim_wire_auth(char *buf, size_t size);
 
 #endif

@@ -236,7 +236,7 @@ static int get_signature(struct in *r, const char **s)
 	return get_u8(r, &n) < 0 ? -EPROTO : get_chars(r, n, s);
 }
 
-/* A header field's value of a basic type that this reader does not use: skipped. */
+/* A value of basic type `type` that this reader does not use: skipped. */
 static int skip_basic(struct in *r, char type)
 {
 	uint8_t b;
@@ -272,8 +272,121 @@ static int skip_basic(struct in *r, char type)
 	}
 }
 
-/* The value of header field `code`, whose variant holds a value of type `type`. */
-static int read_field(struct in *r, uint8_t code, char type, struct rtshim_wire_msg *m)
+static bool is_basic(char type)
+{
+	return type && strchr("ynqbiuhxtdsog", type);
+}
+
+/* The alignment of a value of the type that starts with `type` (a valid signature). */
+static size_t alignment(char type)
+{
+	switch (type) {
+	case 'y':
+	case 'g':
+	case 'v':
+		return 1;
+	case 'n':
+	case 'q':
+		return 2;
+	case 'x':
+	case 't':
+	case 'd':
+	case '(':
+	case '{':
+		return 8;
+	default:
+		return 4;
+	}
+}
+
+/* The specification's limit on container nesting (32 arrays and 32 structs; variants count
+ * toward it too: here one limit for all three). */
+#define MAX_DEPTH 64
+
+/* The end of the single complete type at sig (in_array: a dict entry may start here), or NULL
+ * when sig does not start with one. */
+static const char *type_end(const char *sig, bool in_array, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return NULL;
+	if (is_basic(*sig) || *sig == 'v')
+		return sig + 1;
+	if (*sig == 'a')
+		return type_end(sig + 1, true, depth + 1);
+	if (*sig == '(') {
+		const char *p = sig + 1;
+		if (*p == ')')
+			return NULL; /* an empty struct */
+		while (p && *p != ')')
+			p = *p ? type_end(p, false, depth + 1) : NULL;
+		return p ? p + 1 : NULL;
+	}
+	if (*sig == '{' && in_array && is_basic(sig[1])) {
+		const char *p = type_end(sig + 2, false, depth + 1);
+		return p && *p == '}' ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int skip_value(struct in *r, const char *sig, int depth);
+
+/* A variant: its signature (one complete type) and its value. */
+static int skip_variant(struct in *r, int depth)
+{
+	const char *sig;
+	if (depth > MAX_DEPTH || get_signature(r, &sig) < 0)
+		return -EPROTO;
+	const char *end = type_end(sig, false, depth);
+	if (!end || *end)
+		return -EPROTO;
+	return skip_value(r, sig, depth);
+}
+
+/* An array of elements of type elem: its length, the padding to its elements' alignment (there
+ * even when it has none), then the elements, which must fill that length exactly. */
+static int skip_array(struct in *r, const char *elem, int depth)
+{
+	uint32_t n;
+	if (get_u32(r, &n) < 0 || n > (uint32_t)MAX_ARRAY || skip_to(r, alignment(*elem)) < 0 ||
+	    n > r->len - r->pos)
+		return -EPROTO;
+	struct in items = *r;
+	items.len = r->pos + n;
+	while (items.pos < items.len)
+		if (skip_value(&items, elem, depth) < 0)
+			return -EPROTO;
+	r->pos = items.len;
+	return 0;
+}
+
+/* A value of the single complete type at sig (already checked by type_end), skipped. */
+static int skip_value(struct in *r, const char *sig, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return -EPROTO;
+	switch (*sig) {
+	case 'v':
+		return skip_variant(r, depth + 1);
+	case 'a':
+		return skip_array(r, sig + 1, depth + 1);
+	case '(':
+	case '{':
+		if (skip_to(r, 8) < 0)
+			return -EPROTO;
+		for (const char *p = sig + 1; *p != ')' && *p != '}';) {
+			if (skip_value(r, p, depth + 1) < 0 || !(p = type_end(p, false, depth + 1)))
+				return -EPROTO;
+		}
+		return 0;
+	default:
+		return skip_basic(r, *sig);
+	}
+}
+
+/* The value of header field `code`, whose variant has signature `type`: read when the reader
+ * uses it, checked against the specification's type when the code is known, skipped otherwise
+ * (the specification: unknown fields are ignored, whatever their type). */
+static int read_field(struct in *r, uint8_t code, const char *type, struct rtshim_wire_msg *m)
 {
 	static const char types[] = { [FIELD_PATH] = 'o', [FIELD_INTERFACE] = 's',
 		[FIELD_MEMBER] = 's', [FIELD_ERROR_NAME] = 's', [FIELD_REPLY_SERIAL] = 'u',
@@ -282,9 +395,12 @@ static int read_field(struct in *r, uint8_t code, char type, struct rtshim_wire_
 
 	if (code == 0)
 		return -EPROTO;
+	const char *end = type_end(type, false, 0);
+	if (!end || *end)
+		return -EPROTO;
 	if (code >= sizeof types)
-		return skip_basic(r, type);
-	if (type != types[code])
+		return skip_value(r, type, 0);
+	if (type[0] != types[code] || type[1])
 		return -EPROTO;
 	switch (code) {
 	case FIELD_ERROR_NAME:
@@ -294,7 +410,7 @@ static int read_field(struct in *r, uint8_t code, char type, struct rtshim_wire_
 	case FIELD_SIGNATURE:
 		return get_signature(r, &m->signature);
 	default:
-		return skip_basic(r, type);
+		return skip_basic(r, type[0]);
 	}
 }
 
@@ -312,36 +428,54 @@ long rtshim_wire_message_length(const unsigned char *fixed)
 	return header + (long)body;
 }
 
-int rtshim_wire_read(const unsigned char *buf, size_t length, struct rtshim_wire_msg *m)
+long rtshim_wire_header_length(const unsigned char *fixed)
 {
-	if (length < RTSHIM_WIRE_FIXED_HEADER)
+	if (rtshim_wire_message_length(fixed) < 0)
 		return -EPROTO;
-	long total = rtshim_wire_message_length(buf);
-	if (total < 0 || (size_t)total != length || buf[1] == 0)
+	return RTSHIM_WIRE_FIXED_HEADER + (long)load32(fixed + 12, fixed[0] == 'B');
+}
+
+int rtshim_wire_read_header(const unsigned char *buf, size_t avail, struct rtshim_wire_msg *m)
+{
+	if (avail < RTSHIM_WIRE_FIXED_HEADER)
 		return -EPROTO;
-	*m = (struct rtshim_wire_msg){ .type = buf[1], .big_endian = buf[0] == 'B', .signature = "" };
+	long header = rtshim_wire_header_length(buf);
+	if (header < 0 || (size_t)header > avail || buf[1] == 0)
+		return -EPROTO;
+	*m = (struct rtshim_wire_msg){ .type = buf[1], .big_endian = buf[0] == 'B', .signature = "",
+				       .body_cut = true };
 	m->serial = load32(buf + 8, m->big_endian);
-	uint32_t fields = load32(buf + 12, m->big_endian);
 	if (m->serial == 0)
 		return -EPROTO;
 
-	struct in r = { .buf = buf, .len = RTSHIM_WIRE_FIXED_HEADER + fields,
-			.pos = RTSHIM_WIRE_FIXED_HEADER, .be = m->big_endian };
+	struct in r = { .buf = buf, .len = (size_t)header, .pos = RTSHIM_WIRE_FIXED_HEADER,
+			.be = m->big_endian };
 	while (r.pos < r.len) {
 		uint8_t code;
 		const char *type;
 		if (skip_to(&r, 8) < 0 || get_u8(&r, &code) < 0 || get_signature(&r, &type) < 0 ||
-		    strlen(type) != 1 || read_field(&r, code, type[0], m) < 0)
+		    read_field(&r, code, type, m) < 0)
 			return -EPROTO;
 	}
-	size_t body = (r.len + 7) / 8 * 8;
-	m->body = buf + body;
-	m->body_length = (uint32_t)(length - body);
 	if ((m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
 	    m->reply_serial == 0)
 		return -EPROTO;
 	if (m->type == RTSHIM_WIRE_ERROR && !m->error_name)
 		return -EPROTO;
+	return 0;
+}
+
+int rtshim_wire_read(const unsigned char *buf, size_t length, struct rtshim_wire_msg *m)
+{
+	if (length < RTSHIM_WIRE_FIXED_HEADER)
+		return -EPROTO;
+	long total = rtshim_wire_message_length(buf);
+	if (total < 0 || (size_t)total != length || rtshim_wire_read_header(buf, length, m) < 0)
+		return -EPROTO;
+	size_t body = (size_t)(total - (long)load32(buf + 4, m->big_endian));
+	m->body = buf + body;
+	m->body_length = (uint32_t)(length - body);
+	m->body_cut = false;
 	return 0;
 }
 

@@ -2,7 +2,8 @@
  * a received message read in place.  Pure code (no I/O, no allocation), bounds-checked: a
  * message that does not follow the D-Bus wire format is -EPROTO, never a read past its end.
  * Only what the client sends and reads: method calls with arguments of types s, o, u, i, t, x;
- * replies whose bodies are empty, s, u, or a variant holding i or x; error replies. */
+ * replies whose bodies are empty, s, u, or a variant holding i or x; error replies.  Header
+ * fields it does not use are skipped whatever their type (containers included). */
 #ifndef RTSHIM_WIRE_MESSAGE_H
 #define RTSHIM_WIRE_MESSAGE_H
 
@@ -47,6 +48,10 @@ int rtshim_wire_write_call(unsigned char *buf, size_t size, const struct rtshim_
  * or -EPROTO (not a D-Bus message, or longer than the protocol's limit). */
 long rtshim_wire_message_length(const unsigned char *fixed);
 
+/* How many bytes the fixed header and the header fields take (what rtshim_wire_read_header
+ * reads), from the first RTSHIM_WIRE_FIXED_HEADER bytes, or -EPROTO as above. */
+long rtshim_wire_header_length(const unsigned char *fixed);
+
 /* A received message, read in place: its strings point into the buffer it was read from. */
 struct rtshim_wire_msg {
 	uint8_t type;
@@ -57,11 +62,17 @@ struct rtshim_wire_msg {
 	const char *signature;      /* "" when the message has none */
 	const unsigned char *body;
 	uint32_t body_length;
+	bool body_cut;              /* only the header was read: no body (NULL, length 0) */
 };
 
 /* The message of exactly `length` bytes at buf (length from rtshim_wire_message_length): 0 and
  * *m, or -EPROTO. */
 int rtshim_wire_read(const unsigned char *buf, size_t length, struct rtshim_wire_msg *m);
+
+/* The header of the message that starts at buf, of which `avail` bytes (at least its
+ * rtshim_wire_header_length) are there: 0 and *m with body_cut set (the body's readers then
+ * find nothing, the error message is NULL), or -EPROTO. */
+int rtshim_wire_read_header(const unsigned char *buf, size_t avail, struct rtshim_wire_msg *m);
 
 /* Readers of a reply's body: 0 or -EPROTO (another signature, or a malformed body). */
 int rtshim_wire_body_string(const struct rtshim_wire_msg *m, const char **out); /* s (or o) */

@@ -107,6 +107,16 @@ ms_now() { echo $(($(date +%s%N) / 1000000)); }
 	[ "$output" = "max_realtime_priority=20 min_nice_level=-15 rttime_usec_max=200000" ]
 }
 
+# The bus takes the UID from the socket's credentials (EXTERNAL with an empty identity): a process
+# that is root in a user namespace of its own is the test user to the bus, not refused for naming
+# UID 0.
+@test "client: in a user namespace (unshare -r) the bus still authenticates it" {
+	as_user unshare -r true || skip "the test user cannot make a user namespace here"
+	run as_user unshare -r "$RTKIT_CALL" limits
+	[ "$status" -eq 0 ]
+	[ "$output" = "max_realtime_priority=20 min_nice_level=-15 rttime_usec_max=200000" ]
+}
+
 @test "client: limits follow the daemon's command line (max priority 30)" {
 	custom_stack -- --our-realtime-priority=31 --max-realtime-priority=30 --min-nice-level=-10 \
 		--rttime-usec-max=100000

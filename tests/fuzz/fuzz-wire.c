@@ -5,8 +5,9 @@
  * Input: a byte stream as the bus would send it after the authentication; it is cut into
  * messages the way wire-bus.c does (rtshim_wire_message_length on the first 16 bytes), each
  * copied into a buffer of exactly its length (so ASan sees any read past it) and read, then
- * every body reader is tried on it.  Checked besides the sanitizers: a message that reads has
- * its body inside the buffer, its strings NUL-terminated inside it. */
+ * every body reader is tried on it; its header is read alone too, as for a message too long to
+ * read.  Checked besides the sanitizers: a message that reads has its body inside the buffer,
+ * its strings NUL-terminated inside it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,12 @@ static void read_one(const unsigned char *msg, size_t len)
 	uint32_t u;
 	int64_t v;
 
+	if (rtshim_wire_read_header(msg, len, &m) == 0) { /* as for a message longer than c->in */
+		CHECK(m.body_cut && !m.body && m.body_length == 0);
+		CHECK(m.signature[0] == '\0' || inside(msg, len, m.signature));
+		CHECK(!m.error_name || inside(msg, len, m.error_name));
+		CHECK(!rtshim_wire_error_message(&m));
+	}
 	if (rtshim_wire_read(msg, len, &m) < 0)
 		return;
 	CHECK(m.body >= msg && m.body + m.body_length == msg + len);
