@@ -168,7 +168,12 @@ int rtshim_request_refused(const struct rtshim_req *r, int direct)
 		 * that no handler runs (or jumps out) while this thread holds the gate. */
 		sigset_t mask;
 		rtshim_own_stack_block_signals(&mask);
-		int g = rtshim_budget_begin(RTSHIM_BUDGET_OWN, rtshim_cfg()->timeout_ms);
+		int timeout = rtshim_cfg()->timeout_ms;
+		int g = rtshim_budget_begin(RTSHIM_BUDGET_OWN, timeout);
+		if (g != 0 && g != -ETIMEDOUT && !refusal_held())
+			/* realtime refused, the nice level not yet heard: the gate's holder may be
+			 * asking it now, and this thread's own is asked behind the gate */
+			g = rtshim_budget_begin(RTSHIM_BUDGET_NICE, timeout);
 		if (g != 0 && refusal_held()) {
 			rtshim_own_stack_restore_signals(&mask);
 			return EPERM;
