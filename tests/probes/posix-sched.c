@@ -356,6 +356,77 @@ static void c_attr_apart(const char *name, int policy, int prio)
 		  name, e ? -1 : 0, probe_errname(e ? e : a.err), a.before, creator, a.after, attr);
 }
 
+/* A creator at policy/prio creates a worker one above it (LTP's pthread_create/1-6: the
+ * creator must not run while its workers spin): the readers of both (the creator's once the
+ * worker has its own), and the order of the priorities the kernel gave them (above: the
+ * worker's is higher, as asked). */
+struct order {
+	int policy, prio;
+	pthread_barrier_t made; /* the creator has read both */
+	char creator[256], worker[256], order[16];
+	pid_t worker_tid;
+	int err;
+};
+
+static void explicit_attr(pthread_attr_t *a, int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, policy);
+	pthread_attr_setschedparam(a, &sp);
+}
+
+static void *order_worker(void *p)
+{
+	struct order *o = p;
+	int pol, prio;
+	readers(pthread_self(), 0, &pol, &prio, o->worker, sizeof o->worker);
+	__atomic_store_n(&o->worker_tid, probe_gettid(), __ATOMIC_RELEASE);
+	pthread_barrier_wait(&o->made);
+	return NULL;
+}
+
+static void *order_creator(void *p)
+{
+	struct order *o = p;
+	int pol, prio;
+	pthread_attr_t a;
+	explicit_attr(&a, o->policy, o->prio + 1);
+	pthread_t w;
+	o->err = pthread_create(&w, &a, order_worker, o);
+	pthread_attr_destroy(&a);
+	if (o->err)
+		return NULL;
+	while (!__atomic_load_n(&o->worker_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	int mine = probe_kernel_prio(probe_gettid()), its = probe_kernel_prio(o->worker_tid);
+	snprintf(o->order, sizeof o->order, "%s", its > mine ? "above" : its == mine ? "same" : "below");
+	/* after the worker's grant: what the creator asked, however the shim placed it */
+	readers(pthread_self(), 0, &pol, &prio, o->creator, sizeof o->creator);
+	pthread_barrier_wait(&o->made);
+	pthread_join(w, NULL);
+	return NULL;
+}
+
+static void c_order(const char *name, int policy, int prio)
+{
+	struct order o = { .policy = policy, .prio = prio, .creator = "-", .worker = "-", .order = "-" };
+	pthread_barrier_init(&o.made, NULL, 2);
+	pthread_attr_t a;
+	explicit_attr(&a, policy, prio);
+	pthread_t c;
+	int e = pthread_create(&c, &a, order_creator, &o);
+	pthread_attr_destroy(&a);
+	if (!e) {
+		pthread_join(c, NULL);
+		e = o.err;
+	}
+	pthread_barrier_destroy(&o.made);
+	probe_say("%s | ret=%d errno=%s | read=%s worker=%s order=%s | promise=- | kernel=-", name,
+		  e ? -1 : 0, probe_errname(e), o.creator, o.worker, o.order);
+}
+
 /* a thread with the default (inherited) attribute, created by a thread at policy/prio: it
  * reads as its creator does (POSIX: PTHREAD_INHERIT_SCHED) */
 static void c_inherit(const char *name, int policy, int prio)
@@ -492,6 +563,9 @@ static void build(void)
 		}
 		add(c_attr_apart, pol, 1, "attribute and thread apart after create %s 1", pname(pol));
 		add(c_attr_apart, pol, max, "attribute and thread apart after create %s policy-max", pname(pol));
+		add(c_order, pol, 1, "worker above its creator %s 1 and 2", pname(pol));
+		add(c_order, pol, 50, "worker above its creator %s 50 and 51", pname(pol));
+		add(c_order, pol, max - 1, "worker above its creator %s policy-max-1 and policy-max", pname(pol));
 		add(c_syscall_setscheduler, pol, 50, "syscall sched_setscheduler %s 50", pname(pol));
 		add(c_setattr, pol, 50, "syscall sched_setattr %s 50", pname(pol));
 		add(r_setparam, pol, 10 | 50 << 8, "sched_setparam %s 10 then 50", pname(pol));
