@@ -152,7 +152,9 @@ int rtshim_carry_out(const struct rtshim_request_ops *ops, const struct rtshim_c
 		case RTSHIM_DONE:
 			if (d->program_errno == 0 && ops->record)
 				ops->record(ops, r, t, d);
-			if (d->program_errno == 0 && ops->keep_order &&
+			/* the order of the priorities asked in the process (an inherited one is its
+			 * creator's: its readers take over the creator's asked one afterwards) */
+			if (d->program_errno == 0 && ops->keep_order && !r->inherited &&
 			    f->limits.done && !f->limits.err && f->target != RTSHIM_TARGET_OTHER)
 				ops->keep_order(f->lim.max_realtime_priority);
 			/* a drop of a thread rtkit made realtime: one of its slots may be free */
