@@ -117,6 +117,9 @@ int rtshim_carry_out(const struct rtshim_request_ops *ops, const struct rtshim_c
 			if (direct == -EPERM) {
 				f->prio = rtshim_req_prio(r);
 				gather_target(ops, r, t, f);
+				if (ops->prios_above && (f->target == RTSHIM_TARGET_SELF ||
+							 f->target == RTSHIM_TARGET_OWN))
+					f->above = ops->prios_above(t->tid, f->prio);
 				/* before any work of the daemon client's */
 				f->sandboxed = ops->sandboxed();
 			}
@@ -149,6 +152,11 @@ int rtshim_carry_out(const struct rtshim_request_ops *ops, const struct rtshim_c
 		case RTSHIM_DONE:
 			if (d->program_errno == 0 && ops->record)
 				ops->record(ops, r, t, d);
+			/* the order of the priorities asked in the process (an inherited one is its
+			 * creator's: its readers take over the creator's asked one afterwards) */
+			if (d->program_errno == 0 && ops->keep_order && !r->inherited &&
+			    f->limits.done && !f->limits.err && f->target != RTSHIM_TARGET_OTHER)
+				ops->keep_order(f->lim.max_realtime_priority);
 			/* a drop of a thread rtkit made realtime: one of its slots may be free */
 			if (d->why == RTSHIM_WHY_KEPT_FLAG && rtshim_is_rt(f->cur_policy) &&
 			    !rtshim_is_rt(r->policy) && ops->budget)

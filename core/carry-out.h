@@ -117,7 +117,13 @@ struct rtshim_request_ops {
 	void (*find_target)(const struct rtshim_req *r, struct rtshim_request_target *t);
 	void (*in_flight)(struct rtshim_thread *self, bool begin);
 	void (*update_flags)(const struct rtshim_req *r, const struct rtshim_request_target *t,
-			     int set, int clear);	/* the shim served thread `tid`'s request for `policy` at `prio`, for rtrun --status
+			     int set, int clear);
+	/* the order of this process's realtime threads (shim/order.h): how many distinct
+	 * priorities above `prio` the others asked and hold; after a success, lower those that
+	 * sit at or above a higher one.  NULL: none (rtrun) */
+	int (*prios_above)(pid_t tid, int prio);
+	void (*keep_order)(int max_prio);
+	/* the shim served thread `tid`'s request for `policy` at `prio`, for rtrun --status
 	 * (shim/asked.h); NULL: none */
 	void (*record_asked)(pid_t tid, int policy, int prio);
 };

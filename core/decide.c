@@ -241,6 +241,11 @@ static bool within_grant(const struct rtshim_facts *f, struct plan *p, struct rt
 		*d = done(EPERM, RTSHIM_WHY_NO_PRIORITY, 0);
 		return true;
 	}
+	/* ... below the higher priorities other threads of the process hold */
+	if (!f->inherited && f->above > 0) {
+		p->mapped = rtshim_prio_keep_order(p->mapped, map.max_prio, f->above);
+		p->changed = p->mapped != f->prio;
+	}
 	if (c->strict && p->changed) {
 		*d = done(EPERM, RTSHIM_WHY_STRICT, 0);
 		return true;

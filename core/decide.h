@@ -84,6 +84,11 @@ struct rtshim_facts {
 
 	struct rtshim_step lowered; /* RTSHIM_LOWER */
 
+	/* How many distinct priorities above the one asked other realtime threads of this
+	 * process asked and hold (rtshim(7) rule 5: their order is kept); gathered with the
+	 * target. */
+	int above;
+
 	/* The memo of refusals (shim/budget.h), read with the target, before any work of the
 	 * client's: how long each kind of request is still held back (0: not), the refusal
 	 * remembered and how long ago rtkit said it; a raise of the same thread to the same

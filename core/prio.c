@@ -41,6 +41,12 @@ int rtshim_prio_map(const struct rtshim_prio_map *map, int prio, bool *changed)
 	return out;
 }
 
+int rtshim_prio_keep_order(int mapped, int max_prio, int above)
+{
+	int room = max_prio - (above > 0 ? above : 0);
+	return mapped <= room ? mapped : room >= 1 ? room : 1;
+}
+
 const char *rtshim_prio_mode_name(int mode)
 {
 	switch (mode) {

@@ -25,6 +25,11 @@ struct rtshim_prio_map {
  * Every mode is monotonic: p <= q implies map(p) <= map(q). */
 int rtshim_prio_map(const struct rtshim_prio_map *map, int prio, bool *changed);
 
+/* The order kept: a priority mapped to `mapped` while `above` distinct priorities higher than
+ * the one asked are held by other threads of the process gets at most max_prio - above (never
+ * below 1), so that each of those can sit above it.  Identity when above is 0. */
+int rtshim_prio_keep_order(int mapped, int max_prio, int above);
+
 /* "clamp", "scale", "offset" (NULL for an unknown mode). */
 const char *rtshim_prio_mode_name(int mode);
 

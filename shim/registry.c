@@ -332,6 +332,20 @@ int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int tim
 	}
 }
 
+void rtshim_registry_with_granted(void (*fn)(struct rtshim_thread **recs, int n, void *arg), void *arg)
+{
+	struct rtshim_thread *recs[RTSHIM_REGISTRY_GRANTED_MAX];
+	int n = 0, max = RTSHIM_REGISTRY_GRANTED_MAX;
+	if (!__atomic_load_n(&count, __ATOMIC_RELAXED) || !lock_unless_held())
+		return;
+	for (unsigned b = 0; b < BUCKETS; b++)
+		for (struct rtshim_thread *t = buckets[b]; t && n < max; t = t->next)
+			if (__atomic_load_n(&t->flags, __ATOMIC_RELAXED) & RTSHIM_TF_GRANTED)
+				recs[n++] = t;
+	fn(recs, n, arg);
+	unlock_registry();
+}
+
 size_t rtshim_registry_count(void)
 {
 	if (!lock_unless_held())

@@ -104,6 +104,13 @@ void rtshim_registry_pending_end(struct rtshim_thread *self);
  * thread reads from outside the shim (its re-entrancy guard). */
 int rtshim_registry_wait_settled(bool by_handle, pthread_t h, pid_t tid, int timeout_ms);
 
+/* Call fn with the records rtkit made realtime (RTSHIM_TF_GRANTED; the first
+ * RTSHIM_REGISTRY_GRANTED_MAX of them) while the registry is locked: fn may read and write
+ * their flags, never keep a pointer.  Nothing when no record is linked, or from a signal
+ * handler that interrupted this registry. */
+#define RTSHIM_REGISTRY_GRANTED_MAX 32
+void rtshim_registry_with_granted(void (*fn)(struct rtshim_thread **recs, int n, void *arg), void *arg);
+
 /* Number of linked records, side records included (tests, debugging). */
 size_t rtshim_registry_count(void);
 

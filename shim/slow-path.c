@@ -13,6 +13,7 @@
 #include "client.h"
 #include "log.h"
 #include "nice.h"
+#include "order.h"
 #include "prio.h"
 #include "raw-rlimit.h"
 #include "real.h"
@@ -124,6 +125,8 @@ static const struct rtshim_request_ops production = {
 	.budget = &budget,
 	.record = rtshim_record_outcome,
 	.record_asked = rtshim_asked_record,
+	.prios_above = rtshim_order_prios_above,
+	.keep_order = rtshim_order_keep,
 	.find_target = find_target,
 	.in_flight = in_flight,
 	.update_flags = rtshim_record_update,

@@ -94,6 +94,20 @@ reason() {
 	grep -q '^inherited from FIFO 50 | ret=0 errno=OK | read=FIFO/50 |' "$RUNS/rtrun"
 }
 
+# 50 and 51 both clamp to rtkit's 20: the creator goes one below (rtshim(7), Priority mapping),
+# so the kernel runs the worker above it, as root's does; 1 and 2 fit as they are.
+@test "a worker created one above its creator runs above it in the kernel, as with privilege" {
+	local run pair
+	for run in root preload rtrun; do
+		for pair in "1 and 2" "50 and 51" "policy-max-1 and policy-max"; do
+			grep -q "^worker above its creator FIFO $pair | ret=0 errno=OK | .* order=above |" "$RUNS/$run"
+			grep -q "^worker above its creator RR $pair | ret=0 errno=OK | .* order=above |" "$RUNS/$run"
+		done
+	done
+	# each reads what it asked, the creator after it was placed below
+	grep -q '^worker above its creator FIFO 50 and 51 | ret=0 errno=OK | read=FIFO/50 worker=FIFO/51 order=above |' "$RUNS/preload"
+}
+
 # rtkit's budget: a request for what the thread has already (its readers' own priority minus
 # one, mapped to rtkit's maximum) costs no request.
 @test "the cases spend one rtkit request per thread made realtime" {

@@ -291,6 +291,142 @@ static void c_create(const char *name, int policy, int prio)
 		  e ? -1 : 0, probe_errname(e), c.read, creator, promise);
 }
 
+/* POSIX: once a thread is created, changing its attribute object does not change the thread,
+ * and the thread changing its own scheduling does not change the attribute object.  The
+ * thread is created from `policy`/`prio`; the creator then sets the attribute to the other
+ * policy at that policy's maximum (one below where it equals `prio`), and the thread sets
+ * itself to the same (what LTP's pthread_create/3-2 does). */
+struct apart {
+	pthread_barrier_t step;
+	char before[256], after[256]; /* the thread's readers before and after its own change */
+	int newpol, newprio, err;
+};
+
+static void *apart_child(void *p)
+{
+	struct apart *a = p;
+	int pol, prio;
+	pthread_barrier_wait(&a->step); /* the creator changed the attribute */
+	readers(pthread_self(), 0, &pol, &prio, a->before, sizeof a->before);
+	struct sched_param sp = { .sched_priority = a->newprio };
+	a->err = pthread_setschedparam(pthread_self(), a->newpol, &sp);
+	readers(pthread_self(), 0, &pol, &prio, a->after, sizeof a->after);
+	pthread_barrier_wait(&a->step); /* the creator reads the attribute */
+	return NULL;
+}
+
+static void c_attr_apart(const char *name, int policy, int prio)
+{
+	struct apart a = { .before = "-", .after = "-" };
+	a.newpol = policy == SCHED_RR ? SCHED_FIFO : SCHED_RR;
+	a.newprio = sched_get_priority_max(a.newpol);
+	if (a.newprio == prio)
+		a.newprio--;
+	pthread_barrier_init(&a.step, NULL, 2);
+	pthread_attr_t at;
+	struct sched_param sp = { .sched_priority = prio }, np = { .sched_priority = a.newprio };
+	pthread_attr_init(&at);
+	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&at, policy);
+	pthread_attr_setschedparam(&at, &sp);
+	pthread_t t;
+	int e = pthread_create(&t, &at, apart_child, &a);
+	char attr[48] = "-", creator[48] = "-";
+	if (!e) {
+		pthread_attr_setschedpolicy(&at, a.newpol);
+		pthread_attr_setschedparam(&at, &np);
+		int cp = -1;
+		struct sched_param csp = { .sched_priority = -1 };
+		pthread_getschedparam(t, &cp, &csp);
+		pol_prio(creator, sizeof creator, cp, csp.sched_priority);
+		pthread_attr_setschedpolicy(&at, policy); /* back, before the thread changes */
+		pthread_attr_setschedparam(&at, &sp);
+		pthread_barrier_wait(&a.step);
+		pthread_barrier_wait(&a.step);
+		int ap = -1;
+		struct sched_param asp = { .sched_priority = -1 };
+		pthread_attr_getschedpolicy(&at, &ap);
+		pthread_attr_getschedparam(&at, &asp);
+		pol_prio(attr, sizeof attr, ap, asp.sched_priority);
+		pthread_join(t, NULL);
+	}
+	pthread_attr_destroy(&at);
+	pthread_barrier_destroy(&a.step);
+	probe_say("%s | ret=%d errno=%s | read=%s creator=%s then=%s attr=%s | promise=- | kernel=-",
+		  name, e ? -1 : 0, probe_errname(e ? e : a.err), a.before, creator, a.after, attr);
+}
+
+/* A creator at policy/prio creates a worker one above it (LTP's pthread_create/1-6: the
+ * creator must not run while its workers spin): the readers of both (the creator's once the
+ * worker has its own), and the order of the priorities the kernel gave them (above: the
+ * worker's is higher, as asked). */
+struct order {
+	int policy, prio;
+	pthread_barrier_t made; /* the creator has read both */
+	char creator[256], worker[256], order[16];
+	pid_t worker_tid;
+	int err;
+};
+
+static void explicit_attr(pthread_attr_t *a, int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, policy);
+	pthread_attr_setschedparam(a, &sp);
+}
+
+static void *order_worker(void *p)
+{
+	struct order *o = p;
+	int pol, prio;
+	readers(pthread_self(), 0, &pol, &prio, o->worker, sizeof o->worker);
+	__atomic_store_n(&o->worker_tid, probe_gettid(), __ATOMIC_RELEASE);
+	pthread_barrier_wait(&o->made);
+	return NULL;
+}
+
+static void *order_creator(void *p)
+{
+	struct order *o = p;
+	int pol, prio;
+	pthread_attr_t a;
+	explicit_attr(&a, o->policy, o->prio + 1);
+	pthread_t w;
+	o->err = pthread_create(&w, &a, order_worker, o);
+	pthread_attr_destroy(&a);
+	if (o->err)
+		return NULL;
+	while (!__atomic_load_n(&o->worker_tid, __ATOMIC_ACQUIRE))
+		sched_yield();
+	int mine = probe_kernel_prio(probe_gettid()), its = probe_kernel_prio(o->worker_tid);
+	snprintf(o->order, sizeof o->order, "%s", its > mine ? "above" : its == mine ? "same" : "below");
+	/* after the worker's grant: what the creator asked, however the shim placed it */
+	readers(pthread_self(), 0, &pol, &prio, o->creator, sizeof o->creator);
+	pthread_barrier_wait(&o->made);
+	pthread_join(w, NULL);
+	return NULL;
+}
+
+static void c_order(const char *name, int policy, int prio)
+{
+	struct order o = { .policy = policy, .prio = prio, .creator = "-", .worker = "-", .order = "-" };
+	pthread_barrier_init(&o.made, NULL, 2);
+	pthread_attr_t a;
+	explicit_attr(&a, policy, prio);
+	pthread_t c;
+	int e = pthread_create(&c, &a, order_creator, &o);
+	pthread_attr_destroy(&a);
+	if (!e) {
+		pthread_join(c, NULL);
+		e = o.err;
+	}
+	pthread_barrier_destroy(&o.made);
+	probe_say("%s | ret=%d errno=%s | read=%s worker=%s order=%s | promise=- | kernel=-", name,
+		  e ? -1 : 0, probe_errname(e), o.creator, o.worker, o.order);
+}
+
 /* a thread with the default (inherited) attribute, created by a thread at policy/prio: it
  * reads as its creator does (POSIX: PTHREAD_INHERIT_SCHED) */
 static void c_inherit(const char *name, int policy, int prio)
@@ -425,6 +561,11 @@ static void build(void)
 			add(c_pthread_setschedparam, pol, prios[j], "pthread_setschedparam %s %s", pname(pol), at[j]);
 			add(c_create, pol, prios[j], "pthread_create explicit %s %s", pname(pol), at[j]);
 		}
+		add(c_attr_apart, pol, 1, "attribute and thread apart after create %s 1", pname(pol));
+		add(c_attr_apart, pol, max, "attribute and thread apart after create %s policy-max", pname(pol));
+		add(c_order, pol, 1, "worker above its creator %s 1 and 2", pname(pol));
+		add(c_order, pol, 50, "worker above its creator %s 50 and 51", pname(pol));
+		add(c_order, pol, max - 1, "worker above its creator %s policy-max-1 and policy-max", pname(pol));
 		add(c_syscall_setscheduler, pol, 50, "syscall sched_setscheduler %s 50", pname(pol));
 		add(c_setattr, pol, 50, "syscall sched_setattr %s 50", pname(pol));
 		add(r_setparam, pol, 10 | 50 << 8, "sched_setparam %s 10 then 50", pname(pol));

@@ -265,6 +265,40 @@ static void test_limits_are_read_only_for_rt_requests(void **state)
 	assert_int_equal(d.why_err, -ETIMEDOUT);
 }
 
+/* Rule 5: below each distinct higher priority another thread of the process holds */
+static void test_mapped_below_the_higher_priorities_held(void **state)
+{
+	(void)state;
+	struct rtshim_facts f = refused(FIFO, 50);
+	f.above = 1; /* a thread asked 51 and has 20 */
+	struct rtshim_decision d = rtshim_decide(&f);
+	assert_int_equal(d.action, RTSHIM_ASK_RTKIT);
+	assert_int_equal(d.prio, 19);
+	assert_true(d.prio_changed);
+
+	f = refused(FIFO, 2); /* room below: as asked */
+	f.above = 1;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.prio, 2);
+	assert_false(d.prio_changed);
+
+	f = refused(FIFO, 20);
+	f.above = 30; /* more than rtkit's range: the lowest step */
+	assert_int_equal(rtshim_decide(&f).prio, 1);
+
+	f = refused(FIFO, 50); /* an inherited priority is its creator's, in place already */
+	f.inherited = true;
+	f.above = 1;
+	assert_int_equal(rtshim_decide(&f).prio, 20);
+
+	f = refused(FIFO, 19); /* RTSHIM_STRICT: a priority that would change is refused */
+	cfg.strict = true;
+	f.above = 2;
+	d = rtshim_decide(&f);
+	assert_int_equal(d.program_errno, EPERM);
+	assert_int_equal(d.why, RTSHIM_WHY_STRICT);
+}
+
 /* Rule 9 and 10 */
 static void test_grant_with_bounded_rttime_and_guard(void **state)
 {
@@ -734,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_drops_keep_the_flag),
 		cmocka_unit_test(test_priority_alone_asks_rt_only_on_rt_threads),
 		cmocka_unit_test(test_limits_are_read_only_for_rt_requests),
+		cmocka_unit_test(test_mapped_below_the_higher_priorities_held),
 		cmocka_unit_test(test_grant_with_bounded_rttime_and_guard),
 		cmocka_unit_test(test_rttime_that_cannot_be_had),
 		cmocka_unit_test(test_mapping_modes),

@@ -133,6 +133,21 @@ static void test_jack_order(void **state)
 		assert_true(rtshim_prio_map(&m, 70, NULL) > rtshim_prio_map(&m, c, NULL));
 }
 
+/* the order kept: room for each higher priority held above, never below 1 */
+static void test_keep_order(void **state)
+{
+	(void)state;
+	assert_int_equal(rtshim_prio_keep_order(20, 20, 0), 20);
+	assert_int_equal(rtshim_prio_keep_order(20, 20, 1), 19);
+	assert_int_equal(rtshim_prio_keep_order(20, 20, 3), 17);
+	assert_int_equal(rtshim_prio_keep_order(5, 20, 3), 5);
+	assert_int_equal(rtshim_prio_keep_order(17, 20, 3), 17);
+	assert_int_equal(rtshim_prio_keep_order(18, 20, 3), 17);
+	assert_int_equal(rtshim_prio_keep_order(20, 20, 19), 1);
+	assert_int_equal(rtshim_prio_keep_order(20, 20, 40), 1);
+	assert_int_equal(rtshim_prio_keep_order(7, 20, -1), 7);
+}
+
 static void test_rttime(void **state)
 {
 	(void)state;
@@ -172,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_scale),
 		cmocka_unit_test(test_offset),
 		cmocka_unit_test(test_jack_order),
+		cmocka_unit_test(test_keep_order),
 		cmocka_unit_test(test_rttime),
 	};
 	return cmocka_run_group_tests_name("shim-prio", tests, NULL, NULL);
