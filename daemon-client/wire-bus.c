@@ -163,12 +163,14 @@ static void queue_bytes(struct rtshim_wire_conn *c, const void *p, size_t n)
 	c->out_len += n;
 }
 
-int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t deadline)
+static int open_conn(struct rtshim_wire_conn *c, const char *address, int64_t deadline,
+		     bool untracked)
 {
 	struct rtshim_wire_sockaddr sa;
 	int r = -ENOTCONN, saved = errno;
 
 	c->fd = -1;
+	c->untracked = untracked;
 	c->authenticated = false;
 	c->next_serial = RTSHIM_WIRE_HELLO_SERIAL;
 	c->in_start = c->in_len = c->out_len = c->skip = 0;
@@ -178,11 +180,15 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 			break;
 		if (a < 0)
 			continue;
-		lock_door();
-		c->fd = socket_above_stdio();
-		if (c->fd >= 0)
-			track(c->fd);
-		pthread_mutex_unlock(&door);
+		if (untracked) {
+			c->fd = socket_above_stdio();
+		} else {
+			lock_door();
+			c->fd = socket_above_stdio();
+			if (c->fd >= 0)
+				track(c->fd);
+			pthread_mutex_unlock(&door);
+		}
 		if (c->fd < 0) {
 			r = errno == ENOMEM || errno == ENOBUFS ? -ENOMEM : -ENOTCONN;
 			break;
@@ -206,6 +212,16 @@ int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t de
 		rtshim_wire_close(c);
 	errno = saved;
 	return r;
+}
+
+int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t deadline)
+{
+	return open_conn(c, address, deadline, false);
+}
+
+int rtshim_wire_open_untracked(struct rtshim_wire_conn *c, const char *address, int64_t deadline)
+{
+	return open_conn(c, address, deadline, true);
 }
 
 long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call)
@@ -387,7 +403,9 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 
 void rtshim_wire_close(struct rtshim_wire_conn *c)
 {
-	if (c->fd >= 0) {
+	if (c->fd >= 0 && c->untracked) {
+		close(c->fd);
+	} else if (c->fd >= 0) {
 		lock_door();
 		untrack(c->fd);
 		close(c->fd);

@@ -30,6 +30,7 @@
 struct rtshim_wire_conn {
 	int fd;
 	bool authenticated;
+	bool untracked; /* rtshim_wire_open_untracked's */
 	uint32_t next_serial;
 	size_t in_start, in_len, out_len;
 	size_t skip;                           /* bytes of an oversized message still to drop */
@@ -41,6 +42,11 @@ struct rtshim_wire_conn {
  * and Hello.  0, or -ENOTCONN (no usable address, nobody listening), -ETIMEDOUT, -ENOMEM; then
  * nothing is open. */
 int rtshim_wire_open(struct rtshim_wire_conn *c, const char *address, int64_t deadline);
+
+/* The same, for a process that shares the program's memory and not its descriptors, and may
+ * die at any system call (the seccomp probe's child): the fork door and the table of open
+ * connections are not its to touch. */
+int rtshim_wire_open_untracked(struct rtshim_wire_conn *c, const char *address, int64_t deadline);
 
 /* Queue `call` (its serial is assigned here): the serial, or -ENOSPC. */
 long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call);

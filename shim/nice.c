@@ -11,7 +11,6 @@
 #include "decide.h"
 #include "log.h"
 #include "real.h"
-#include "seccomp.h"
 #include "settings.h"
 #include "thread.h"
 
@@ -99,7 +98,7 @@ int rtshim_nice_ask_rtkit(void *arg)
 	const struct rtshim_nice_ask *n = arg;
 	const struct rtshim_config *c = rtshim_cfg();
 	/* rtshim(7) rule 21: a sandbox's filter may kill what the client does; switched off: nothing */
-	if (c->disabled || rtshim_seccomp_filtered())
+	if (c->disabled || rtshim_client_filtered_out(c->timeout_ms))
 		return n->err;
 	const struct rtshim_client_v1 *client = rtshim_client_get(c->timeout_ms);
 	if (!client)

@@ -20,7 +20,6 @@
 #include "request.h"
 #include "request-record.h"
 #include "runaway.h"
-#include "seccomp.h"
 #include "settings.h"
 #include "slow-path.h"
 #include "target.h"
@@ -94,6 +93,12 @@ static int get_limits(int timeout_ms, struct rtkit_limits *lim)
 	return rtshim_client_get(timeout_ms)->get_limits(lim);
 }
 
+/* rtshim(7) rule 21 (seccomp-probe.h) */
+static bool client_filtered_out(void)
+{
+	return rtshim_client_filtered_out(rtshim_cfg()->timeout_ms);
+}
+
 static int make_realtime(pid_t pid, pid_t tid, int prio)
 {
 	return rtshim_client_v1.make_realtime(pid, tid, prio);
@@ -112,7 +117,7 @@ static const struct rtshim_request_ops production = {
 	.real_call = rtshim_req_real_call,
 	.read_sched = read_sched,
 	.flag_added = flag_added,
-	.sandboxed = rtshim_seccomp_filtered,
+	.sandboxed = client_filtered_out,
 	.other_explicit = rtshim_target_other_explicit,
 	.get_limits = get_limits,
 	.make_realtime = make_realtime,

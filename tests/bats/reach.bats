@@ -352,6 +352,50 @@ SANDBOX_ENV=(SNAP=/snap/rtshim-probe/1 DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexi
 	[ "$(sched_of "$(tid_of worker)")" = "SCHED_OTHER 0" ]
 }
 
+# seccomp_run [--noshim] FILTER WHO: tests/probes/seccomp-sandbox in the sandbox (the portal's
+# session bus, no system bus), bounded; its lines in $output
+seccomp_run() {
+	local -a env=("${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" RTSHIM_TIMEOUT_MS=10000)
+	if [[ $1 == --noshim ]]; then shift; else env+=("LD_PRELOAD=$SHIM"); fi
+	run timeout 30 "$TESTBED" run --dir "$TB_DIR" -- env "${env[@]}" prlimit --rttime=200000 \
+		"$PROBES/seccomp-sandbox" "$@"
+}
+seccomp_line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' <<<"$output"; }
+
+@test "portal: in a sandbox under a Flatpak-like seccomp filter (EPERM and ENOSYS for what Flatpak refuses) → realtime through the portal, for the main thread, a thread and a forked child" {
+	portal_grants
+	local who
+	for who in main thread child; do
+		seccomp_run --noshim errno-flatpak "$who"
+		echo "without the shim, $who: $output"
+		[ "$status" -eq 0 ]
+		[ "$(seccomp_line "call fifo")" = "rc=-1 err=EPERM" ]
+		seccomp_run errno-flatpak "$who"
+		echo "with the shim, $who: $output"
+		[ "$status" -eq 0 ]
+		[ "$(seccomp_line "call fifo")" = "rc=0 err=OK" ]
+		[ "$(seccomp_line "kernel $who")" = "RR|RESET 10" ]
+	done
+}
+
+@test "portal: in a sandbox under a filter that kills or traps sockets → EPERM and exit 0 as without the shim, and the program's SIGSYS handler never runs" {
+	portal_ready
+	local filter who
+	for filter in kill-socket trap-socket; do
+		for who in main handler; do
+			seccomp_run --noshim "$filter" "$who"
+			[ "$status" -eq 0 ]
+			local without=$output
+			seccomp_run "$filter" "$who"
+			echo "$filter $who: status $status"$'\n'"$output"
+			[ "$status" -eq 0 ]
+			[ "$output" = "$without" ]
+			[ "$(seccomp_line "call fifo")" = "rc=-1 err=EPERM" ]
+			[ "$(seccomp_line sigsys)" = 0 ]
+		done
+	done
+}
+
 @test "portal: rtrun --check in a sandbox asks the portal, and its test thread gets realtime" {
 	portal_grants
 	run -0 as_user env "${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" "$RTRUN" --check

@@ -2,7 +2,9 @@
  * do, then asks for SCHED_FIFO 10 and goes on (an EPERM is fine with it).  Raw BPF, no libseccomp.
  * FILTER: kill-socket (SECCOMP_RET_KILL_PROCESS on socket and connect), trap-socket
  * (SECCOMP_RET_TRAP on them), kill-exec (SECCOMP_RET_KILL_PROCESS on mmap or mprotect with
- * PROT_EXEC).
+ * PROT_EXEC), errno-flatpak (what Flatpak's filter refuses: EPERM for ptrace, personality,
+ * mount, umount2, pivot_root, chroot, unshare, setns, perf_event_open, add_key, keyctl,
+ * request_key, syslog, acct, quotactl; ENOSYS for clone3, as Flatpak answers it).
  * WHO: main (the main thread asks), thread (a thread created after the filter asks), child (a
  * forked child asks), handler (main asks, with a SIGSYS handler that counts), before (main is
  * granted before the filter, then computes 100 ms and drops to SCHED_OTHER).
@@ -52,9 +54,25 @@ static void install(const char *filter)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
+#define REFUSE(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1), \
+		   BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM)
+	struct sock_filter flatpak[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, NR),
+		REFUSE(__NR_ptrace), REFUSE(__NR_personality), REFUSE(__NR_mount),
+		REFUSE(__NR_umount2), REFUSE(__NR_pivot_root), REFUSE(__NR_chroot),
+		REFUSE(__NR_unshare), REFUSE(__NR_setns), REFUSE(__NR_perf_event_open),
+		REFUSE(__NR_add_key), REFUSE(__NR_keyctl), REFUSE(__NR_request_key),
+		REFUSE(__NR_syslog), REFUSE(__NR_acct), REFUSE(__NR_quotactl),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+#undef REFUSE
 	struct sock_fprog prog = { .len = sizeof sockets / sizeof sockets[0], .filter = sockets };
 	if (strcmp(filter, "kill-exec") == 0)
 		prog = (struct sock_fprog){ .len = sizeof exec / sizeof exec[0], .filter = exec };
+	else if (strcmp(filter, "errno-flatpak") == 0)
+		prog = (struct sock_fprog){ .len = sizeof flatpak / sizeof flatpak[0], .filter = flatpak };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("seccomp");
 		exit(2);
