@@ -396,6 +396,68 @@ seccomp_line() { awk -v k="$1" 'index($0, k " ") == 1 { print substr($0, length(
 	done
 }
 
+# flatpak_run FILTER [--noshim] WHO: tests/probes/seccomp-sandbox as the test user in a
+# Flatpak-like sandbox made with the real bubblewrap, as `flatpak run` makes one: a PID namespace
+# of its own, a tmpfs root with the host's /usr, /etc and /tmp, /.flatpak-info naming the app and
+# an instance whose bwrapinfo.json (bwrap --info-fd) tells the portal the sandbox's PID
+# namespace, FILTER installed by bwrap --seccomp before the program runs, the portal's session
+# bus and no system bus.  Bounded; its lines in $output.
+flatpak_run() {
+	local filter=$1 id=$RANDOM$RANDOM
+	shift
+	local -a env=(RTSHIM_TIMEOUT_MS=10000)
+	if [[ $1 == --noshim ]]; then shift; else env+=("LD_PRELOAD=$SHIM"); fi
+	"$PROBES/seccomp-sandbox" --bpf "$filter" >"$SESS/filter-$id.bpf"
+	printf '[Application]\nname=org.example.Probe\nruntime=runtime/org.example.Platform/x86_64/1\n\n[Instance]\ninstance-id=%s\n' \
+		"$id" >"$SESS/flatpak-info-$id"
+	mkdir -p "$SESS/.flatpak/$id"
+	chown -R "$TEST_USER" "$SESS/.flatpak"
+	chmod 644 "$SESS/filter-$id.bpf" "$SESS/flatpak-info-$id"
+	local -a bw=(--unshare-pid --die-with-parent --tmpfs / --ro-bind /usr /usr --ro-bind /etc /etc
+		--proc /proc --dev /dev --bind /tmp /tmp --ro-bind "$SESS/flatpak-info-$id" /.flatpak-info
+		--setenv DBUS_SESSION_BUS_ADDRESS "$SESSION_ADDR" --setenv XDG_RUNTIME_DIR "$SESS"
+		--setenv DBUS_SYSTEM_BUS_ADDRESS unix:path=/nonexistent/system_bus_socket)
+	local l
+	for l in bin sbin lib lib32 lib64 libx32; do
+		[[ -L /$l ]] && bw+=(--symlink "$(readlink "/$l")" "/$l")
+	done
+	run timeout 30 "$TESTBED" run --dir "$TB_DIR" -- bash -c 'exec bwrap "${@:3}" 5>"$1" 6<"$2"' _ \
+		"$SESS/.flatpak/$id/bwrapinfo.json" "$SESS/filter-$id.bpf" "${bw[@]}" --info-fd 5 --seccomp 6 \
+		env "${env[@]}" prlimit --rttime=200000 "$PROBES/seccomp-sandbox" none "$@"
+}
+
+@test "portal: a Flatpak-like bubblewrap sandbox whose filter refuses what Flatpak refuses → realtime through the real portal (PIDs mapped from the sandbox's namespace), for the main thread, a thread and a forked child" {
+	portal_grants
+	local who
+	for who in main thread child; do
+		flatpak_run errno-flatpak --noshim "$who"
+		echo "without the shim, $who: $output"
+		[ "$status" -eq 0 ]
+		[ "$(seccomp_line "call fifo")" = "rc=-1 err=EPERM" ]
+		flatpak_run errno-flatpak "$who"
+		echo "with the shim, $who: $output"
+		[ "$status" -eq 0 ]
+		[ "$(seccomp_line "call fifo")" = "rc=0 err=OK" ]
+		[ "$(seccomp_line "kernel $who")" = "RR|RESET 10" ]
+	done
+	grep -q 'Using pid namespace info from bwrap info' "$SESS/portal.log"
+}
+
+@test "portal: a Flatpak-like bubblewrap sandbox whose filter kills or traps sockets → EPERM and exit 0, as without the shim" {
+	portal_ready
+	local filter
+	for filter in kill-socket trap-socket; do
+		flatpak_run "$filter" --noshim main
+		[ "$status" -eq 0 ]
+		local without=$output
+		flatpak_run "$filter" main
+		echo "$filter: status $status"$'\n'"$output"
+		[ "$status" -eq 0 ]
+		[ "$output" = "$without" ]
+		[ "$(seccomp_line "call fifo")" = "rc=-1 err=EPERM" ]
+	done
+}
+
 @test "portal: rtrun --check in a sandbox asks the portal, and its test thread gets realtime" {
 	portal_grants
 	run -0 as_user env "${SANDBOX_ENV[@]}" DBUS_SESSION_BUS_ADDRESS="$SESSION_ADDR" "$RTRUN" --check

@@ -8,12 +8,15 @@
  * WHO: main (the main thread asks), thread (a thread created after the filter asks), child (a
  * forked child asks), handler (main asks, with a SIGSYS handler that counts), before (main is
  * granted before the filter, then computes 100 ms and drops to SCHED_OTHER).
- * Usage: seccomp-sandbox FILTER WHO
+ * none: no filter of its own (one installed by bwrap --seccomp, say).
+ * Usage: seccomp-sandbox FILTER WHO, or seccomp-sandbox --bpf FILTER (the filter's BPF program
+ * on stdout, for bwrap --seccomp)
  * Lines: "call fifo rc=R err=E", "kernel LABEL POLICY PRIO", "call drop rc=R err=E",
  * "child exit N" or "child signal N", "sigsys N"; exit 0 when the program got to its end. */
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -34,7 +37,9 @@ static void on_sigsys(int sig)
 /* the low half of args[2] (prot, for mmap and mprotect), little-endian */
 #define ARG2 (offsetof(struct seccomp_data, args) + 2 * sizeof(__u64))
 
-static void install(const char *filter)
+/* Install FILTER, or with `dump` write its BPF program to stdout instead (the form bwrap
+ * --seccomp FD reads, as Flatpak hands it its filter); "none" installs nothing. */
+static void install(const char *filter, bool dump)
 {
 	struct sock_filter sockets[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, NR),
@@ -73,6 +78,12 @@ static void install(const char *filter)
 		prog = (struct sock_fprog){ .len = sizeof exec / sizeof exec[0], .filter = exec };
 	else if (strcmp(filter, "errno-flatpak") == 0)
 		prog = (struct sock_fprog){ .len = sizeof flatpak / sizeof flatpak[0], .filter = flatpak };
+	if (dump) {
+		size_t n = prog.len * sizeof prog.filter[0];
+		exit(fwrite(prog.filter, 1, n, stdout) == n && fflush(stdout) == 0 ? 0 : 2);
+	}
+	if (strcmp(filter, "none") == 0)
+		return;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
 		perror("seccomp");
 		exit(2);
@@ -104,13 +115,15 @@ static void compute_ms(long ms)
 
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "--bpf") == 0)
+		install(argv[2], true);
 	const char *filter = argc > 1 ? argv[1] : "kill-socket", *who = argc > 2 ? argv[2] : "main";
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(who, "handler") == 0)
 		signal(SIGSYS, on_sigsys);
 	if (strcmp(who, "before") == 0)
 		ask("granted");
-	install(filter);
+	install(filter, false);
 	if (strcmp(who, "thread") == 0) {
 		pthread_t t;
 		pthread_create(&t, NULL, thread_asks, NULL);
