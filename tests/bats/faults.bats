@@ -89,6 +89,16 @@ sp_finish() {
 	unset SP
 }
 
+# sp_until_served COMMAND: sp_do COMMAND until it says OK (50 tries, 0.1 s apart); REPLY the last.
+sp_until_served() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		sp_do "$1"
+		[[ $(field err) == OK ]] && return 0
+		sleep 0.1
+	done
+}
+
 field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$REPLY"; }
 
 socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | tr '\n' ' '; }
@@ -182,12 +192,7 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	# served again, same process, once rtkit answers (a silent daemon is asked by one request
 	# at a time with a short bound, from 100 ms after the timeout)
 	tb_resume_rtkit
-	local i
-	for ((i = 0; i < 50; i++)); do
-		sp_do "thread 8"
-		[[ $(field err) == OK ]] && break
-		sleep 0.1
-	done
+	sp_until_served "thread 8"
 	# what was queued while rtkit hung came on a connection that is closed by now: rtkit
 	# cannot read its sender's PID, and the main thread stays as the program was told
 	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
@@ -252,12 +257,7 @@ wait_for_no_live_child() {
 	[ "$(field rc) $(field err)" = "-1 ECHILD" ]
 	# served again, same process (a silent daemon's probes have a short bound: a few tries);
 	# the request reaps the watcher
-	local i
-	for ((i = 0; i < 50; i++)); do
-		sp_do "thread 8"
-		[[ $(field err) == OK ]] && break
-		sleep 0.1
-	done
+	sp_until_served "thread 8"
 	[ "$(field rc) $(field err)" = "0 OK" ]
 	[ -z "$(children_of "$PID")" ]
 	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
