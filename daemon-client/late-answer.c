@@ -22,6 +22,10 @@
 
 /* (owner << 32) | watcher, both PIDs; 0: a free slot, a watcher of -1: one being made */
 static int64_t watchers[WATCHERS];
+/* when each was made (CLOCK_MONOTONIC ns): one still there well past its own bound (stuck
+ * where it should not be) is killed, so that no request waits for it for ever */
+static int64_t made_at[WATCHERS];
+#define OVERDUE_NS ((int64_t)(RTSHIM_LATE_ANSWER_MS + 5000) * 1000000)
 
 static int64_t slot_value(pid_t owner, pid_t watcher)
 {
@@ -114,6 +118,7 @@ int rtshim_late_hand_over(struct rtshim_wire_conn *c, uint32_t serial,
 	}
 	if (i < WATCHERS) {
 		struct watch w = { .conn = c, .serial = serial, .undo = u };
+		__atomic_store_n(&made_at[i], rtshim_raw_now_ns(), __ATOMIC_RELAXED);
 		pid_t pid = rtshim_raw_child(c->fd, watch, &w);
 		__atomic_store_n(&watchers[i], pid > 0 ? slot_value(self, pid) : 0, __ATOMIC_RELEASE);
 		r = pid > 0 ? 0 : pid;
@@ -132,6 +137,9 @@ bool rtshim_late_pending(void)
 		if (!v)
 			continue;
 		pid_t owner = (pid_t)(v >> 32), pid = (pid_t)(uint32_t)v;
+		if (owner == self && pid > 0 &&
+		    rtshim_raw_now_ns() - __atomic_load_n(&made_at[i], __ATOMIC_RELAXED) > OVERDUE_NS)
+			rtshim_raw_syscall(SYS_kill, (long)pid, (long)SIGKILL); /* ours until reaped */
 		if (owner == self && (pid == -1 || !rtshim_raw_child_gone(pid))) {
 			pending = true;
 			continue;
