@@ -230,19 +230,25 @@ wait_for_no_live_child() {
 	return 1
 }
 
-@test "polkit stalls past the timeout, rtkit grants later: EPERM, and the thread is put back to SCHED_OTHER, no socket, no child the program sees" {
-	sp_start RTSHIM_TIMEOUT_MS=500
-	local grants polkit
-	grants=$(rtkit_grants)
+# sp_do_polkit_stalled COMMAND: sp_do COMMAND while polkitd is SIGSTOPped (rtkit waits for it
+# inside the request); GRANTS: how many grants rtkit had logged before.
+sp_do_polkit_stalled() {
+	local polkit
+	GRANTS=$(rtkit_grants)
 	polkit=$(tb_pid polkit)
 	kill -STOP "$polkit"
-	sp_do "self 5"
+	sp_do "$1"
 	kill -CONT "$polkit"
+}
+
+@test "polkit stalls past the timeout, rtkit grants later: EPERM, and the thread is put back to SCHED_OTHER, no socket, no child the program sees" {
+	sp_start RTSHIM_TIMEOUT_MS=500
+	sp_do_polkit_stalled "self 5"
 	[ "$(field rc) $(field err)" = "-1 EPERM" ] # as without the shim
 	[[ $REPLY == *"kernel=OTHER 0" ]]
 	# rtkit carries the request out once polkit answers, on the connection the shim handed to
 	# its watcher ...
-	wait_for_grants $((grants + 1))
+	wait_for_grants $((GRANTS + 1))
 	grep -q "Successfully made thread $PID of process $PID " "$TB_DIR/rtkit.log"
 	# ... which puts the thread back as the call that failed found it, and exits
 	wait_for_no_live_child "$PID"
@@ -261,6 +267,20 @@ wait_for_no_live_child() {
 	[ "$(field rc) $(field err)" = "0 OK" ]
 	[ -z "$(children_of "$PID")" ]
 	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "polkit stalls past the timeout of a nice request, rtkit grants later: EACCES, and the thread is put back to nice 0" {
+	sp_start RTSHIM_TIMEOUT_MS=500
+	sp_do_polkit_stalled "nice -5"
+	[ "$(field rc) $(field err) $(field nice)" = "-1 EACCES 0" ] # as without the shim
+	wait_for_grants $((GRANTS + 1)) # rtkit logs a nice level as "made thread ... high priority"
+	grep -q "Successfully made thread $PID of process $PID .* high priority at nice level -5" "$TB_DIR/rtkit.log"
+	wait_for_no_live_child "$PID"
+	[ "$(nice_of "$PID" "$PID")" = 0 ]
+	[[ $(sched_of "$PID") == "SCHED_OTHER"*" 0" ]]
+	[ -z "$(socket_inodes "$PID")" ]
 	sp_finish
 	[ "$SP_STATUS" -eq 0 ]
 }

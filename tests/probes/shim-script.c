@@ -30,6 +30,7 @@
  *                    queued, nothing written towards its peer
  *   exec PATH ARGS   execv (e.g. this program again)
  *   sleep MS         nanosleep
+ *   nice N           setpriority(PRIO_PROCESS, 0, N) on the main thread, and the kernel's nice
  *   waitchild        waitpid(-1, WNOHANG): a child the program could see ("err=ECHILD": none)
  *   policy           the main thread's policy as the program reads it (sched_getscheduler,
  *                    "|RESET": with the reset-on-fork bit) beside the kernel's
@@ -38,6 +39,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -341,6 +343,14 @@ static void cmd_checkfill(const char *pfx)
 		  fill_n, replaced, missing, stray);
 }
 
+static void cmd_nice(const char *pfx, int n)
+{
+	int e = setpriority(PRIO_PROCESS, 0, n) == 0 ? 0 : errno;
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, 0);
+	probe_say("%src=%d err=%s nice=%d", pfx, e ? -1 : 0, probe_errname(e), now);
+}
+
 static void cmd_waitchild(const char *pfx)
 {
 	int status;
@@ -406,6 +416,8 @@ int main(void)
 			cmd_fill(pfx, a);
 		else if (!strcmp(argv[0], "checkfill"))
 			cmd_checkfill(pfx);
+		else if (!strcmp(argv[0], "nice") && !parse(argv[1], &a))
+			cmd_nice(pfx, a);
 		else if (!strcmp(argv[0], "waitchild"))
 			cmd_waitchild(pfx);
 		else if (!strcmp(argv[0], "policy"))
