@@ -82,7 +82,7 @@ RTRUN     := $(B)/bin/rtrun
 # every tests/unit/test-*.c a cmocka test.
 KERNEL_SRC := $(wildcard kernel/*.S)
 # the request client (D-Bus on its own sockets, libc only): linked into the shim and rtrun
-WIRE_SRC   := $(wildcard daemon-client/wire-*.c) daemon-client/rtkit-client.c \
+WIRE_SRC   := $(wildcard daemon-client/wire-*.c) daemon-client/rtkit-client.c daemon-client/late-answer.c \
   daemon-client/errors.c daemon-client/portal.c daemon-client/sandbox.c \
   daemon-client/seccomp-probe.c
 # librtshim-client.so: rtrun --check's doctor (libdbus-1)

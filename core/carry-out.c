@@ -37,13 +37,6 @@ static void read_limits(const struct rtshim_request_ops *ops, const struct rtshi
 	f->rttime_err = ops->get_rttime(t->pid, &f->rttime_soft, &f->rttime_hard);
 }
 
-/* Did rtkit make the thread realtime at `prio` after all (its answer came too late)? */
-static bool granted_late(const struct rtshim_request_ops *ops, pid_t tid, int prio)
-{
-	int policy, now;
-	return ops->read_sched(tid, &policy, &now) == 0 && rtshim_is_rt(policy) && now == prio;
-}
-
 /* RLIMIT_RTTIME and the guard as decided, then rtkit (the gate is this thread's: budget.h). */
 static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_request_target *t,
 		      const struct rtshim_decision *d, struct rtshim_facts *f)
@@ -64,9 +57,9 @@ static void ask_rtkit(const struct rtshim_request_ops *ops, const struct rtshim_
 		}
 	}
 	f->rtkit.done = true;
+	/* a timeout is a refusal: the client took the grant that landed meanwhile as its answer,
+	 * and undoes one that comes later (daemon-client/late-answer.h) */
 	f->rtkit.err = ops->make_realtime(t->pid, t->tid, d->prio);
-	if (f->rtkit.err == -ETIMEDOUT && granted_late(ops, t->tid, d->prio))
-		f->rtkit.err = 0; /* rtkit answered after our timeout: the kernel has the grant */
 	if (undo)
 		ops->guard_answered(f->rtkit.err);
 	if (!ops->budget)

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "client-internal.h"
+#include "late-answer.h"
 #include "raw-syscall.h"
 #include "raw-time.h"
 #include "rtkit-client.h"
@@ -97,6 +98,9 @@ static int begin(struct session *s)
 	s->backend = rtshim_backend();
 	int ms = __atomic_load_n(&timeout_ms, __ATOMIC_RELAXED);
 	enum silence what = silence();
+	/* the daemon still works on a request of ours that timed out (late-answer.h) */
+	if (rtshim_late_pending())
+		what = FAIL_AT_ONCE;
 	s->asked = what != FAIL_AT_ONCE;
 	s->probe = what == ASK_SILENT;
 	if (!s->asked)
@@ -233,10 +237,21 @@ int rtkit_get_limits(struct rtkit_limits *out)
 	return end(&s, 0);
 }
 
+/* Once the call timed out: 0 if the kernel shows the grant already, else -ETIMEDOUT, the
+ * connection handed to a watcher that undoes a late grant (late-answer.h). */
+static int timed_out(struct session *s, uint32_t serial, const struct rtshim_late_undo *u)
+{
+	if (rtshim_late_granted(u))
+		return 0;
+	rtshim_late_hand_over(&s->conn, serial, u);
+	return -ETIMEDOUT;
+}
+
 /* MakeThread<what>(t thread, <type> value) or MakeThread<what>WithPID(t process, t thread, ...),
- * with an empty reply. */
+ * with an empty reply; `realtime`: what the thread is when granted (realtime at `value`, or else
+ * nice `value`). */
 static int make_thread(const char *method, const char *method_with_pid, pid_t pid, pid_t tid,
-		       struct rtshim_wire_arg value)
+		       struct rtshim_wire_arg value, bool realtime)
 {
 	struct session s;
 	struct rtshim_wire_msg m;
@@ -263,8 +278,15 @@ static int make_thread(const char *method, const char *method_with_pid, pid_t pi
 		c.signature = sig + 1;
 		c.args = args + 1;
 	}
-	r = call(&s, &c, &m);
-	if (r == 0 && m.signature[0])
+	struct rtshim_late_undo undo;
+	rtshim_late_before(pid, tid, realtime, realtime ? (int)value.u : value.i, &undo);
+	long serial = rtshim_wire_queue(&s.conn, &c);
+	if (serial < 0)
+		return end(&s, -ENOMEM);
+	r = reply(&s, (uint32_t)serial, &m, rtshim_errno_from_dbus_error);
+	if (r == -ETIMEDOUT)
+		r = timed_out(&s, (uint32_t)serial, &undo);
+	else if (r == 0 && m.signature[0])
 		r = -EPROTO;
 	return end(&s, r);
 }
@@ -276,7 +298,7 @@ int rtkit_make_realtime(pid_t pid, pid_t tid, int priority)
 	if (pid < 0 || tid <= 0 || priority < 0)
 		return -EINVAL;
 	int r = make_thread("MakeThreadRealtime", "MakeThreadRealtimeWithPID", pid, tid,
-			    (struct rtshim_wire_arg){ .type = 'u', .u = (uint32_t)priority });
+			    (struct rtshim_wire_arg){ .type = 'u', .u = (uint32_t)priority }, true);
 	/* A success is the kernel's to show: something other than rtkit may own its name (a
 	 * user's own bus as the system bus, a test double).  Read with the raw system call:
 	 * the shim's own reader would wait for this very request. */
@@ -294,7 +316,7 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 	if (pid < 0 || tid <= 0)
 		return -EINVAL;
 	return make_thread("MakeThreadHighPriority", "MakeThreadHighPriorityWithPID", pid, tid,
-			   (struct rtshim_wire_arg){ .type = 'i', .i = nice });
+			   (struct rtshim_wire_arg){ .type = 'i', .i = nice }, false);
 }
 
 int rtkit_daemon_pid(pid_t *pid)

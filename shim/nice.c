@@ -14,13 +14,6 @@
 #include "settings.h"
 #include "thread.h"
 
-/* The thread now carries SCHED_RESET_ON_FORK because of rtkit: readers hide it. */
-static void mark_shim_flag(pid_t tid, int old_policy)
-{
-	if (!(old_policy & SCHED_RESET_ON_FORK)) /* else the program's own flag */
-		rtshim_thread_update_tid(tid, RTSHIM_TF_FLAG_ADDED, 0);
-}
-
 /* Ask rtkit to set thread `tid` of process `pid` (0: this one) to nice `want` as the core's
  * rtshim(7) rules 11-14 decide (core/decide.c).  0 done (or nothing better to get), 1 not asked (an
  * RT thread, which MakeThreadHighPriority would demote), or rtkit's negative errno. */
@@ -66,6 +59,8 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 	e = client->make_high_priority ? client->make_high_priority(pid, tid, send) : -ENOSYS;
 	rtshim_budget_record(RTSHIM_BUDGET_NICE, e);
 	rtshim_budget_end();
+	if (e == -ETIMEDOUT)
+		rtshim_thread_flag_ours(tid, policy);
 	if (e < 0) {
 		/* the level is within MinNiceLevel: an EPERM is rtkit's policy (polkit) saying no */
 		const char *text = e == -EPERM ? "rtkit refused: polkit does not allow a nice level for this session"
@@ -77,7 +72,7 @@ static int ask_nice(const struct rtshim_client_v1 *client, const struct rtkit_li
 		rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → %s", (int)tid, want, why, text);
 		return e;
 	}
-	mark_shim_flag(tid, policy);
+	rtshim_thread_flag_ours(tid, policy);
 	rtshim_log(RTSHIM_LOG_INFO, "thread %d: nice %d %s → rtkit nice %d%s", (int)tid, want, why,
 		   send, d.clamped ? " (clamped to MinNiceLevel)" : "");
 	return 0;

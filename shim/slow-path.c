@@ -101,7 +101,11 @@ static bool client_filtered_out(void)
 
 static int make_realtime(pid_t pid, pid_t tid, int prio)
 {
-	return rtshim_client_v1.make_realtime(pid, tid, prio);
+	int before = pid ? -1 : rtshim_real_sched_getscheduler()(tid);
+	int r = rtshim_client_v1.make_realtime(pid, tid, prio);
+	if (r == -ETIMEDOUT && before >= 0)
+		rtshim_thread_flag_ours(tid, before);
+	return r;
 }
 
 static const struct rtshim_budget_ops budget = {

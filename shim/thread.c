@@ -185,6 +185,12 @@ void rtshim_thread_update_tid(pid_t tid, int set, int clear)
 		rtshim_registry_update(false, (pthread_t)0, tid, set, clear);
 }
 
+void rtshim_thread_flag_ours(pid_t tid, int old_policy)
+{
+	if (!(old_policy & SCHED_RESET_ON_FORK))
+		rtshim_thread_update_tid(tid, RTSHIM_TF_FLAG_ADDED, 0);
+}
+
 int rtshim_flags_by_pid(pid_t pid)
 {
 	int flags = 0;

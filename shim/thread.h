@@ -50,6 +50,10 @@ static inline bool rtshim_self_has_nothing_to_clear(int clear)
  * when a flag is set on it. */
 void rtshim_thread_update(struct rtshim_thread *t, int set, int clear);
 void rtshim_thread_update_tid(pid_t tid, int set, int clear);
+/* Thread `tid`, whose policy was `old_policy` before a request to rtkit, carries or may carry
+ * (a grant that comes after the timeout is undone but for it) SCHED_RESET_ON_FORK because of
+ * rtkit: unless the flag was the program's own, its readers hide it. */
+void rtshim_thread_flag_ours(pid_t tid, int old_policy);
 
 /* Is this a vfork child, or a child cloned without the atfork handlers, running in memory that
  * belongs to another process?  Then the shim leaves every piece of its state alone. */

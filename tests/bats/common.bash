@@ -78,10 +78,10 @@ tb_report_failure() {
 	return 0
 }
 
-# tb_resume: SIGCONT the bus and rtkit, so that no test leaves a daemon stopped.
+# tb_resume: SIGCONT the bus, polkit and rtkit, so that no test leaves a daemon stopped.
 tb_resume() {
 	local name pid
-	for name in rtkit bus; do
+	for name in rtkit polkit bus; do
 		pid=$(tb_pid "$name" 2>/dev/null) && kill -CONT "$pid" 2>/dev/null || true
 	done
 }

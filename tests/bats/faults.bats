@@ -89,6 +89,16 @@ sp_finish() {
 	unset SP
 }
 
+# sp_until_served COMMAND: sp_do COMMAND until it says OK (50 tries, 0.1 s apart); REPLY the last.
+sp_until_served() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		sp_do "$1"
+		[[ $(field err) == OK ]] && return 0
+		sleep 0.1
+	done
+}
+
 field() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$REPLY"; }
 
 socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | tr '\n' ' '; }
@@ -182,12 +192,7 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	# served again, same process, once rtkit answers (a silent daemon is asked by one request
 	# at a time with a short bound, from 100 ms after the timeout)
 	tb_resume_rtkit
-	local i
-	for ((i = 0; i < 50; i++)); do
-		sp_do "thread 8"
-		[[ $(field err) == OK ]] && break
-		sleep 0.1
-	done
+	sp_until_served "thread 8"
 	# what was queued while rtkit hung came on a connection that is closed by now: rtkit
 	# cannot read its sender's PID, and the main thread stays as the program was told
 	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
@@ -195,6 +200,101 @@ socket_inodes() { find "/proc/$1/fd" -lname 'socket:*' -printf '%l\n' | sort | t
 	[[ $REPLY == *"kernel=RR|RESET 8" ]]
 	sp_finish
 	[ "$SP_STATUS" -eq 0 ]
+}
+
+# children_of PID [live]: the PIDs of PID's child processes (live: those that have not exited).
+children_of() {
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		awk -v p="$1" -v live="${2:-}" '{ pid = $1; sub(/^.*\) /, "") } $2 == p && !(live && $1 == "Z") { print pid }'
+}
+
+# wait_for_grants N: until rtkit has logged N grants (at most 30 s: its own wait for polkit is 25).
+wait_for_grants() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		(($(rtkit_grants) >= $1)) && return 0
+		sleep 0.05
+	done
+	echo "rtkit logged $(rtkit_grants) grants, not $1"
+	return 1
+}
+
+# wait_for_no_live_child PID: until PID has no child process that has not exited (10 s).
+wait_for_no_live_child() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[[ -z $(children_of "$1" live) ]] && return 0
+		sleep 0.05
+	done
+	echo "live children of $1: $(children_of "$1" live)"
+	return 1
+}
+
+# sp_do_polkit_stalled COMMAND: sp_do COMMAND while polkitd is SIGSTOPped (rtkit waits for it
+# inside the request); GRANTS: how many grants rtkit had logged before.
+sp_do_polkit_stalled() {
+	local polkit
+	GRANTS=$(rtkit_grants)
+	polkit=$(tb_pid polkit)
+	kill -STOP "$polkit"
+	sp_do "$1"
+	kill -CONT "$polkit"
+}
+
+@test "polkit stalls past the timeout, rtkit grants later: EPERM, and the thread is put back to SCHED_OTHER, no socket, no child the program sees" {
+	sp_start RTSHIM_TIMEOUT_MS=500
+	sp_do_polkit_stalled "self 5"
+	[ "$(field rc) $(field err)" = "-1 EPERM" ] # as without the shim
+	[[ $REPLY == *"kernel=OTHER 0" ]]
+	# rtkit carries the request out once polkit answers, on the connection the shim handed to
+	# its watcher ...
+	wait_for_grants $((GRANTS + 1))
+	grep -q "Successfully made thread $PID of process $PID " "$TB_DIR/rtkit.log"
+	# ... which puts the thread back as the call that failed found it, and exits
+	wait_for_no_live_child "$PID"
+	[[ $(sched_of "$PID") == "SCHED_OTHER"*" 0" ]]
+	# what the program reads: what it reads without the shim (rtkit's flag stays in the kernel)
+	sp_do "policy"
+	[ "$REPLY" = "policy: read=OTHER kernel=OTHER|RESET 0" ]
+	[ -z "$(socket_inodes "$PID")" ]
+	# the watcher, exited but not reaped yet, is no child the program's wait sees
+	[ -n "$(children_of "$PID")" ]
+	sp_do "waitchild"
+	[ "$(field rc) $(field err)" = "-1 ECHILD" ]
+	# served again, same process (a silent daemon's probes have a short bound: a few tries);
+	# the request reaps the watcher
+	sp_until_served "thread 8"
+	[ "$(field rc) $(field err)" = "0 OK" ]
+	[ -z "$(children_of "$PID")" ]
+	[ "$(sched_of "$PID")" = "SCHED_OTHER|SCHED_RESET_ON_FORK 0" ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "polkit stalls past the timeout of a nice request, rtkit grants later: EACCES, and the thread is put back to nice 0" {
+	sp_start RTSHIM_TIMEOUT_MS=500
+	sp_do_polkit_stalled "nice -5"
+	[ "$(field rc) $(field err) $(field nice)" = "-1 EACCES 0" ] # as without the shim
+	wait_for_grants $((GRANTS + 1)) # rtkit logs a nice level as "made thread ... high priority"
+	grep -q "Successfully made thread $PID of process $PID .* high priority at nice level -5" "$TB_DIR/rtkit.log"
+	wait_for_no_live_child "$PID"
+	[ "$(nice_of "$PID" "$PID")" = 0 ]
+	[[ $(sched_of "$PID") == "SCHED_OTHER"*" 0" ]]
+	[ -z "$(socket_inodes "$PID")" ]
+	sp_finish
+	[ "$SP_STATUS" -eq 0 ]
+}
+
+@test "polkit stalled, without the shim: EPERM, SCHED_OTHER, no child" {
+	local polkit
+	polkit=$(tb_pid polkit)
+	kill -STOP "$polkit"
+	run as_user "$PROBES/shim-script" <<<$'self 5\npolicy\nwaitchild'
+	kill -CONT "$polkit"
+	[ "$status" -eq 0 ]
+	[[ $output == *"self 5: rc=-1 err=EPERM "*"kernel=OTHER 0"* ]]
+	[[ $output == *"policy: read=OTHER kernel=OTHER 0"* ]]
+	[[ $output == *"waitchild: rc=-1 err=ECHILD"* ]]
 }
 
 # elapsed_ms CMD...: run CMD (bounded by its own `timeout`), set ELAPSED to the wall time in ms

@@ -45,6 +45,7 @@ static inline const char *probe_errname(int e)
 	case ENOTSUP: return "ENOTSUP";
 	case EBUSY: return "EBUSY";
 	case ENOENT: return "ENOENT";
+	case ECHILD: return "ECHILD";
 	case ENOTCONN: return "ENOTCONN";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EPROTO: return "EPROTO";

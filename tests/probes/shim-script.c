@@ -30,11 +30,16 @@
  *                    queued, nothing written towards its peer
  *   exec PATH ARGS   execv (e.g. this program again)
  *   sleep MS         nanosleep
+ *   nice N           setpriority(PRIO_PROCESS, 0, N) on the main thread, and the kernel's nice
+ *   waitchild        waitpid(-1, WNOHANG): a child the program could see ("err=ECHILD": none)
+ *   policy           the main thread's policy as the program reads it (sched_getscheduler,
+ *                    "|RESET": with the reset-on-fork bit) beside the kernel's
  * "pid N" first, then "ready" (and after each command its result lines); "done" at EOF. */
 #include <semaphore.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -338,6 +343,28 @@ static void cmd_checkfill(const char *pfx)
 		  fill_n, replaced, missing, stray);
 }
 
+static void cmd_nice(const char *pfx, int n)
+{
+	int e = setpriority(PRIO_PROCESS, 0, n) == 0 ? 0 : errno;
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, 0);
+	probe_say("%src=%d err=%s nice=%d", pfx, e ? -1 : 0, probe_errname(e), now);
+}
+
+static void cmd_waitchild(const char *pfx)
+{
+	int status;
+	pid_t r = waitpid(-1, &status, WNOHANG);
+	probe_say("%src=%d err=%s", pfx, (int)r, probe_errname(r < 0 ? errno : 0));
+}
+
+static void cmd_policy(const char *pfx)
+{
+	char read[32];
+	snprintf(read, sizeof read, "%s", probe_policy(sched_getscheduler(0)));
+	probe_say("%sread=%s kernel=%s", pfx, read, kernel_of(probe_gettid()));
+}
+
 static int parse(const char *s, int *out)
 {
 	char *end;
@@ -389,6 +416,12 @@ int main(void)
 			cmd_fill(pfx, a);
 		else if (!strcmp(argv[0], "checkfill"))
 			cmd_checkfill(pfx);
+		else if (!strcmp(argv[0], "nice") && !parse(argv[1], &a))
+			cmd_nice(pfx, a);
+		else if (!strcmp(argv[0], "waitchild"))
+			cmd_waitchild(pfx);
+		else if (!strcmp(argv[0], "policy"))
+			cmd_policy(pfx);
 		else if (!strcmp(argv[0], "sleep") && !parse(argv[1], &a))
 			usleep((useconds_t)a * 1000);
 		else if (!strcmp(argv[0], "exec") && argc >= 2) {

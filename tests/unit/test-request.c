@@ -53,9 +53,8 @@ static struct world {
 	int rttime_err, set_err;
 	rlim_t soft, hard;
 	int arm_err;
-	/* rtkit's answer; late: it timed out but the kernel has the grant; rtkit gives RR */
+	/* rtkit's answer; rtkit gives RR */
 	int rtkit_err;
-	bool late;
 	enum rtshim_nice_outcome nice;
 	/* the budget's facts */
 	int64_t held_ms[RTSHIM_BUDGET_KINDS];
@@ -169,7 +168,7 @@ static int fake_get_limits(int timeout_ms, struct rtkit_limits *out)
 static int fake_make_realtime(pid_t pid, pid_t tid, int prio)
 {
 	effect("rtkit(%d,%d,%d)", (int)pid, (int)tid, prio);
-	if (!w.rtkit_err || w.late) {
+	if (!w.rtkit_err) {
 		w.policy = RR | FLAG; /* rtkit's grant */
 		w.prio = prio;
 	}
@@ -398,24 +397,14 @@ static void test_priority_clamped_to_rtkits_maximum(void **state)
 				       "spent(0,0) read(100) record(+3,-4,asked 80 got 20) settled");
 }
 
-static void test_timeout_with_late_grant_is_a_grant(void **state)
-{
-	(void)state;
-	w.rtkit_err = -ETIMEDOUT;
-	w.late = true;
-	assert_int_equal(setscheduler(RR, 20, -EPERM), 0);
-	/* the kernel is read after the timeout: it has rtkit's grant, the budget is spent */
-	assert_string_equal(w.effects, ASKED " read(100) spent(0,0) " GRANTED_RECORD " settled");
-	assert_int_equal(granted, TID);
-}
-
-static void test_timeout_without_grant_is_eperm(void **state)
+static void test_timeout_is_eperm(void **state)
 {
 	(void)state;
 	w.rtkit_err = -ETIMEDOUT;
 	assert_int_equal(setscheduler(RR, 20, -EPERM), EPERM);
-	/* no nice level for a daemon that does not answer */
-	assert_string_equal(w.effects, ASKED " read(100) spent(0,-110) settled");
+	/* the client's timeout is its final word (it answers for a grant that lands late): no
+	 * second look at the kernel, and no nice level for a daemon that does not answer */
+	assert_string_equal(w.effects, ASKED " spent(0,-110) settled");
 	assert_int_equal(granted, 0);
 }
 
@@ -889,8 +878,7 @@ int main(void)
 		T(test_granted_as_rr_after_fifo_asked_is_recorded),
 		T(test_granted_rr_asked_is_recorded_without_fifo),
 		T(test_priority_clamped_to_rtkits_maximum),
-		T(test_timeout_with_late_grant_is_a_grant),
-		T(test_timeout_without_grant_is_eperm),
+		T(test_timeout_is_eperm),
 		T(test_no_client_is_eperm_without_asking),
 		T(test_no_daemon_is_eperm_without_asking),
 		T(test_rtkit_refusal_gets_the_nice_fallback),
