@@ -1,18 +1,16 @@
 /* seccomp-probe.c — see seccomp-probe.h.
  *
- * The child is made with clone(CLONE_VM | CLONE_VFORK) and exit signal 0: glibc's fork is not
- * used, so no atfork handler runs; the program gets no SIGCHLD and its wait() or waitpid(-1)
- * never sees the child (a child whose exit signal is not SIGCHLD is seen only by __WALL or
- * __WCLONE waits: the one here).  It shares the program's memory (its answer is written there)
- * and nothing else: its own descriptors, limits and signal dispositions, so that what it sets
- * to try the calls is undone with it.  It blocks every signal first, so a filter's SIGSYS kills
- * it as the kernel forces the default action, and no handler of the program's runs in it.  The parent waits for it (CLONE_VFORK) and reaps it.
+ * The child is kernel/raw-child.h's: a copy of the process made by the raw clone system call
+ * with exit signal 0 (no atfork handler runs, the program gets no SIGCHLD and its wait() never
+ * sees it), every signal blocked (a filter's SIGSYS then kills it, as the kernel forces the
+ * default action, and no handler of the program's runs in it), no descriptor of the program's.
+ * Its own limits and signal dispositions are its own, so that what it sets to try the calls is
+ * undone with it.  It exits 0 only if it got through them; the parent waits for it and reaps it.
  */
 #include "seccomp-probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
@@ -21,16 +19,14 @@
 #include <sys/wait.h>
 
 #include "client-internal.h"
+#include "raw-child.h"
 #include "raw-syscall.h"
 #include "raw-time.h"
 #include "wire-bus.h"
 
-#define CHILD_STACK_SIZE (32 * 1024)
-
 struct probe {
 	const char *address;
 	int64_t deadline;
-	int reached; /* written by the child: it got through every call */
 };
 
 /* The calls a request makes besides the bus's, each undone in the child (its own limits and
@@ -46,43 +42,36 @@ static void other_calls(void)
 	rtshim_raw_syscall(SYS_sched_getscheduler, 0L);
 }
 
-static int child(void *arg)
+static void child(void *arg)
 {
-	struct probe *p = arg;
+	const struct probe *p = arg;
 	struct rtshim_wire_conn c;
 	struct rtshim_wire_msg m;
-	/* every signal blocked, the synchronous ones too (the shim's own stack leaves those to the
-	 * program's handlers): a filter's SIGSYS, or any fault, then kills the child and runs no
-	 * handler of the program's, whose memory the child shares */
-	uint64_t all = ~(uint64_t)0;
-	rtshim_raw_syscall(SYS_rt_sigprocmask, (long)SIG_SETMASK, (long)&all, 0L, 8L);
 	other_calls();
 	/* the connection, authentication and Hello, as the client makes them */
 	if (rtshim_wire_open_untracked(&c, p->address, p->deadline) == 0) {
 		rtshim_wire_reply(&c, RTSHIM_WIRE_HELLO_SERIAL, p->deadline, &m);
 		rtshim_wire_close(&c);
 	}
-	__atomic_store_n(&p->reached, 1, __ATOMIC_RELAXED);
-	rtshim_raw_syscall(SYS_exit, 0L);
-	return 0;
+	/* got through: exit 0 (rtshim_raw_child) */
 }
 
 /* 1: a child made the client's calls and lived; 0: it died (or could not be made). */
 static int child_lives(const char *address, int timeout_ms)
 {
-	_Alignas(16) unsigned char stack[CHILD_STACK_SIZE];
-	struct probe p = { .address = address, .reached = 0 };
+	struct probe p = { .address = address };
 	p.deadline = rtshim_raw_now_ns() + (int64_t)timeout_ms * 1000000;
 	int saved = errno;
-	int pid = clone(child, stack + sizeof stack, CLONE_VM | CLONE_VFORK, &p);
+	pid_t pid = rtshim_raw_child(-1, child, &p);
 	int lived = 0;
 	if (pid > 0) {
 		siginfo_t info;
 		memset(&info, 0, sizeof info);
+		/* bounded: the child's own calls end at p.deadline */
 		while (rtshim_raw_syscall(SYS_waitid, (long)P_PID, (long)pid, (long)&info,
 					  (long)(WEXITED | __WALL), 0L) < 0 && errno == EINTR)
 			;
-		lived = info.si_code == CLD_EXITED && __atomic_load_n(&p.reached, __ATOMIC_RELAXED);
+		lived = info.si_code == CLD_EXITED && info.si_status == 0;
 	}
 	errno = saved;
 	return lived;
