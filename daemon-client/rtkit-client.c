@@ -384,6 +384,9 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 			   (struct rtshim_wire_arg){ .type = 'i', .i = nice });
 }
 
+/* rtkit's PID is asked in the first write with the authentication and Hello; ours, when this
+ * process's PID namespace is not known yet, once Hello's reply names us.  A bus that cannot say
+ * ours keeps the assumption of the same namespace, as same_pid_namespace does. */
 int rtkit_daemon_pid(pid_t *pid)
 {
 	struct session s;
@@ -394,13 +397,39 @@ int rtkit_daemon_pid(pid_t *pid)
 		return end(&s, r);
 	if (s.backend->portal) /* the portal's owner is not rtkit */
 		return end(&s, -ENOTSUP);
-	struct rtshim_wire_arg arg = { .type = 's', .s = s.backend->service };
-	struct rtshim_wire_call c = { .destination = BUS_NAME, .path = BUS_PATH,
-				      .interface = BUS_NAME, .member = "GetConnectionUnixProcessID",
-				      .signature = "s", .args = &arg };
-	if ((r = same_pid_namespace(&s)) < 0 || (r = call(&s, &c, &m)) < 0 ||
-	    (r = rtshim_wire_body_u32(&m, &seen)) < 0)
-		return end(&s, r);
+	long daemon = queue_pid_of(&s, s.backend->service);
+	if (daemon < 0)
+		return end(&s, -ENOMEM);
+	uint32_t lo = pid_namespace_unknown() ? RTSHIM_WIRE_HELLO_SERIAL : (uint32_t)daemon, us = 0;
+	bool answered = false;
+	while (!answered || us) {
+		uint32_t hi = us ? us : (uint32_t)daemon;
+		if ((r = rtshim_wire_reply_among(&s.conn, lo, hi, s.deadline, &m)) < 0)
+			return end(&s, r);
+		if (m.reply_serial == RTSHIM_WIRE_HELLO_SERIAL) {
+			long serial = queue_pid_of_us(&s, &m);
+			if (serial == -ETIMEDOUT || serial == -ENOMEM)
+				return end(&s, (int)serial);
+			us = serial > 0 ? (uint32_t)serial : 0;
+			lo = (uint32_t)daemon;
+		} else if (us && m.reply_serial == us) {
+			uint32_t ours;
+			if (m.type == RTSHIM_WIRE_METHOD_RETURN && rtshim_wire_body_u32(&m, &ours) == 0)
+				note_bus_pid(ours);
+			us = 0;
+		} else {
+			answered = true;
+			if (m.type == RTSHIM_WIRE_ERROR)
+				r = rtshim_errno_from_dbus_error(m.error_name,
+								 rtshim_wire_error_message(&m));
+			else
+				r = rtshim_wire_body_u32(&m, &seen);
+			if (r < 0)
+				return end(&s, r);
+		}
+	}
+	if (!pid_namespace_unknown() && __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED) & 1)
+		return end(&s, -EXDEV);
 	*pid = (pid_t)seen;
 	return end(&s, 0);
 }

@@ -2,7 +2,7 @@
  * (daemon-client/rtkit-client.c): the limits' three Properties.Get go in the first write with
  * the authentication and Hello, the PID-namespace question follows on the same connection once
  * Hello's reply names us, and the grant after it sends the authentication, Hello and
- * MakeThreadRealtime in one write with no question of its own.  A scripted bus on a Unix socket
+ * MakeThreadRealtime in one write with no question of its own; rtkit's PID is asked with Hello.  A scripted bus on a Unix socket
  * records what each connection's first read held, and answers the PID question before the
  * properties (the bus's own answers can overtake rtkit's): a client that read the replies in
  * the order it asked would wait for ever. */
@@ -20,13 +20,14 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "rtkit-client.h"
 
-#define MAX_CONNECTIONS 4
+#define MAX_CONNECTIONS 6
 #define MAX_CALLS 8
 
 static char dir[] = "/tmp/rtshim-test-pipelined.XXXXXX";
@@ -86,10 +87,14 @@ static DBusMessage *property_reply(DBusMessage *call)
 	return r;
 }
 
-/* One connection: Hello answered at once, our PID answered at once, and the properties held
+/* One connection: Hello answered at once, GetConnectionUnixProcessID at once (the PID of the
+ * process at the other end, whatever the name), and the properties held
  * back until the PID was asked (then answered after it); MakeThreadRealtime refused. */
 static void serve(int fd, struct seen *s)
 {
+	struct ucred peer = { .pid = 0 };
+	socklen_t peer_len = sizeof peer;
+	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len);
 	static char buf[8192];
 	size_t len = 0;
 	char *begin;
@@ -135,7 +140,7 @@ static void serve(int fd, struct seen *s)
 			dbus_message_append_args(r, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
 			send_message(fd, r);
 		} else if (strcmp(member, "GetConnectionUnixProcessID") == 0) {
-			dbus_uint32_t pid = (dbus_uint32_t)getpid();
+			dbus_uint32_t pid = (dbus_uint32_t)peer.pid;
 			DBusMessage *r = dbus_message_new_method_return(call);
 			dbus_message_append_args(r, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
 			send_message(fd, r);
@@ -174,7 +179,7 @@ static void assert_members(const struct seen *s, int n, const char *const *membe
 		assert_string_equal(s->member[i], members[i]);
 }
 
-static void test_limits_and_first_grant_pipelined(void **state)
+static void test_each_call_writes_its_questions_at_once(void **state)
 {
 	(void)state;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -198,6 +203,19 @@ static void test_limits_and_first_grant_pipelined(void **state)
 	assert_int_equal(lim.rttime_usec_max, 200000);
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	assert_int_equal(rtkit_make_realtime(0, tid, 10), -EPERM);
+	/* a child (its namespace not known yet) asks rtkit's PID: it asks its own on the way */
+	pid_t child = fork();
+	if (child == 0) {
+		pid_t daemon = 0;
+		_exit(rtkit_daemon_pid(&daemon) == 0 && daemon == getpid() ? 0 : 1);
+	}
+	int status = -1;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(status, 0);
+	/* the parent, whose namespace is known, asks only rtkit's */
+	pid_t daemon = 0;
+	assert_int_equal(rtkit_daemon_pid(&daemon), 0);
+	assert_int_equal(daemon, getpid());
 
 	shutdown(listener, SHUT_RDWR);
 	close(listener);
@@ -205,7 +223,7 @@ static void test_limits_and_first_grant_pipelined(void **state)
 	unlink(path);
 	rmdir(dir);
 
-	assert_int_equal(connections, 2);
+	assert_int_equal(connections, 4);
 	/* the limits: one write, then the PID question */
 	const char *const limits[] = { "Hello", "Get", "Get", "Get", "GetConnectionUnixProcessID" };
 	assert_members(&seen[0], 5, limits);
@@ -214,12 +232,19 @@ static void test_limits_and_first_grant_pipelined(void **state)
 	const char *const grant[] = { "Hello", "MakeThreadRealtime" };
 	assert_members(&seen[1], 2, grant);
 	assert_int_equal(seen[1].first_read, 2);
+	/* rtkit's PID with Hello in one write, then ours; or rtkit's alone */
+	const char *const daemon_and_us[] = { "Hello", "GetConnectionUnixProcessID",
+					      "GetConnectionUnixProcessID" };
+	assert_members(&seen[2], 3, daemon_and_us);
+	assert_int_equal(seen[2].first_read, 2);
+	assert_members(&seen[3], 2, daemon_and_us);
+	assert_int_equal(seen[3].first_read, 2);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limits_and_first_grant_pipelined),
+		cmocka_unit_test(test_each_call_writes_its_questions_at_once),
 	};
 	return cmocka_run_group_tests_name("client-pipelined", tests, NULL, NULL);
 }
