@@ -6,12 +6,15 @@
  *   again.  For SILENT_QUIET_MS they fail at once (-ETIMEDOUT); then one call at a time asks,
  *   bounded by SILENT_PROBE_MS, while the others still fail at once.  An answer ends the
  *   silence (the daemon resumed: the next call is served); no answer starts it again.
- * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the first
- *   call that names one asks the bus for our PID (GetConnectionUnixProcessID); another PID than
- *   getpid() means another namespace (-EXDEV, nothing sent).  Kept with the PID it was read for:
- *   a child in a new PID namespace (or any child) asks again.
+ * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the bus is
+ *   asked for our PID (GetConnectionUnixProcessID) before a TID is first sent: on the limits'
+ *   connection (which the shim opens before its first grant), else on the first call's own;
+ *   another PID than getpid() means another namespace (-EXDEV, nothing sent).  Kept with the
+ *   PID it was read for: a child in a new PID namespace (or any child) asks again.
  * Properties through org.freedesktop.DBus.Properties.Get (rtkit 0.13 has no GetAll), each value
- * accepted as int32 or int64.
+ * accepted as int32 or int64.  Every call writes what it can ask at once in its first write
+ * (with the authentication and Hello) and reads the replies as they come: round trips, not
+ * bytes, are what a call costs.
  */
 #include <errno.h>
 #include <pthread.h>
