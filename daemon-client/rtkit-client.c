@@ -6,12 +6,15 @@
  *   again.  For SILENT_QUIET_MS they fail at once (-ETIMEDOUT); then one call at a time asks,
  *   bounded by SILENT_PROBE_MS, while the others still fail at once.  An answer ends the
  *   silence (the daemon resumed: the next call is served); no answer starts it again.
- * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the first
- *   call that names one asks the bus for our PID (GetConnectionUnixProcessID); another PID than
- *   getpid() means another namespace (-EXDEV, nothing sent).  Kept with the PID it was read for:
- *   a child in a new PID namespace (or any child) asks again.
+ * - The PID namespace: rtkit reads the TIDs we send in the bus's PID namespace, so the bus is
+ *   asked for our PID (GetConnectionUnixProcessID) before a TID is first sent: on the limits'
+ *   connection (which the shim opens before its first grant), else on the first call's own;
+ *   another PID than getpid() means another namespace (-EXDEV, nothing sent).  Kept with the
+ *   PID it was read for: a child in a new PID namespace (or any child) asks again.
  * Properties through org.freedesktop.DBus.Properties.Get (rtkit 0.13 has no GetAll), each value
- * accepted as int32 or int64.
+ * accepted as int32 or int64.  Every call writes what it can ask at once in its first write
+ * (with the authentication and Hello) and reads the replies as they come: round trips, not
+ * bytes, are what a call costs.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -153,22 +156,59 @@ static int call(struct session *s, struct rtshim_wire_call *c, struct rtshim_wir
 	return reply(s, (uint32_t)serial, m, rtshim_errno_from_dbus_error);
 }
 
-/* The bus's PID for this connection, from its unique name (Hello's reply). */
-static int bus_pid_of_us(struct session *s, uint32_t *pid)
+/* Queue GetConnectionUnixProcessID(name): its serial, or -ENOSPC. */
+static long queue_pid_of(struct session *s, const char *name)
 {
-	struct rtshim_wire_msg m;
-	const char *name;
-	int r = reply(s, RTSHIM_WIRE_HELLO_SERIAL, &m, rtshim_errno_from_connect_error);
-	if (r < 0)
-		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
-	if (rtshim_wire_body_string(&m, &name) < 0)
-		return -EPROTO;
 	struct rtshim_wire_arg arg = { .type = 's', .s = name };
 	struct rtshim_wire_call c = { .destination = BUS_NAME, .path = BUS_PATH,
 				      .interface = BUS_NAME, .member = "GetConnectionUnixProcessID",
 				      .signature = "s", .args = &arg };
-	r = call(s, &c, &m);
+	return rtshim_wire_queue(&s->conn, &c);
+}
+
+/* Hello's reply `m` (a method return: our unique name) read: GetConnectionUnixProcessID of
+ * that name queued; its serial, or -ENOTCONN (Hello refused), -EPROTO, -ENOMEM. */
+static long queue_pid_of_us(struct session *s, const struct rtshim_wire_msg *m)
+{
+	const char *name;
+	if (m->type == RTSHIM_WIRE_ERROR) {
+		int r = rtshim_errno_from_connect_error(m->error_name, rtshim_wire_error_message(m));
+		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
+	}
+	if (rtshim_wire_body_string(m, &name) < 0)
+		return -EPROTO;
+	long serial = queue_pid_of(s, name);
+	return serial < 0 ? -ENOMEM : serial;
+}
+
+/* The bus's PID for this connection, from its unique name (Hello's reply). */
+static int bus_pid_of_us(struct session *s, uint32_t *pid)
+{
+	struct rtshim_wire_msg m;
+	int r = rtshim_wire_reply(&s->conn, RTSHIM_WIRE_HELLO_SERIAL, s->deadline, &m);
+	if (r < 0)
+		return r == -ETIMEDOUT || r == -ENOMEM ? r : -ENOTCONN;
+	long serial = queue_pid_of_us(s, &m);
+	if (serial < 0)
+		return (int)serial;
+	r = reply(s, (uint32_t)serial, &m, rtshim_errno_from_dbus_error);
 	return r < 0 ? r : rtshim_wire_body_u32(&m, pid);
+}
+
+/* Whether this process's PID namespace, as the bus sees it, still has to be asked. */
+static bool pid_namespace_unknown(void)
+{
+	int64_t known = __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED);
+	return !known || known >> 1 != getpid();
+}
+
+/* Keep what the bus said our PID is: true when it reads PIDs in another namespace. */
+static bool note_bus_pid(uint32_t seen)
+{
+	pid_t self = getpid();
+	bool other = seen != (uint32_t)self;
+	__atomic_store_n(&pid_namespace, (int64_t)self << 1 | other, __ATOMIC_RELAXED);
+	return other;
 }
 
 /* 0 when the bus reads our PIDs in our own namespace, -EXDEV when not, or the error of asking.
@@ -176,30 +216,81 @@ static int bus_pid_of_us(struct session *s, uint32_t *pid)
  * an error.  Only the bus's answer is kept: a failed exchange asks again next time. */
 static int same_pid_namespace(struct session *s)
 {
-	pid_t self = getpid();
-	int64_t known = __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED);
-	if (known && known >> 1 == self)
-		return known & 1 ? -EXDEV : 0;
+	if (!pid_namespace_unknown())
+		return __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED) & 1 ? -EXDEV : 0;
 	uint32_t seen = 0;
 	int r = bus_pid_of_us(s, &seen);
 	if (r == -ETIMEDOUT || r == -ENOMEM)
 		return r;
-	bool other = r == 0 && seen != (uint32_t)self;
-	if (r == 0)
-		__atomic_store_n(&pid_namespace, (int64_t)self << 1 | other, __ATOMIC_RELAXED);
-	return other ? -EXDEV : 0;
+	return r == 0 && note_bus_pid(seen) ? -EXDEV : 0;
 }
 
-static int get_property(struct session *s, const char *property, int64_t *out)
+/* rtkit's three limits, in the order they are asked. */
+enum { LIMIT_PRIO, LIMIT_NICE, LIMIT_RTTIME, LIMITS };
+static const char *const limit_names[LIMITS] = { "MaxRealtimePriority", "MinNiceLevel",
+						 "RTTimeUSecMax" };
+
+/* Queue Properties.Get(interface, property): its serial, or -ENOSPC. */
+static long queue_get_property(struct session *s, const char *property)
 {
 	struct rtshim_wire_arg args[2] = { { .type = 's', .s = s->backend->interface },
 					   { .type = 's', .s = property } };
 	struct rtshim_wire_call c = { .destination = s->backend->service, .path = s->backend->path,
 				      .interface = PROPERTIES_INTERFACE, .member = "Get",
 				      .signature = "ss", .args = args };
-	struct rtshim_wire_msg m;
-	int r = call(s, &c, &m);
-	return r < 0 ? r : rtshim_wire_body_variant_int(&m, out);
+	return rtshim_wire_queue(&s->conn, &c);
+}
+
+/* The three limits into value[], asked in one write with the authentication and Hello, their
+ * replies read as they come.  When this process's PID namespace is not known yet (and the
+ * backend is rtkit), the bus is asked for our PID on the same connection once Hello's reply
+ * gives our name: the first grant then needs no round trip of its own for it.  0, or the
+ * error of the limits (the PID's answer, or its absence, changes nothing but what is kept). */
+static int read_limits(struct session *s, int64_t value[LIMITS])
+{
+	long first = 0;
+	for (int i = 0; i < LIMITS; i++) {
+		long serial = queue_get_property(s, limit_names[i]);
+		if (serial < 0)
+			return -ENOMEM;
+		if (i == 0)
+			first = serial;
+	}
+	bool ask_pid = !s->backend->portal && pid_namespace_unknown();
+	uint32_t lo = ask_pid ? RTSHIM_WIRE_HELLO_SERIAL : (uint32_t)first;
+	uint32_t hi = (uint32_t)first + LIMITS - 1, pid_serial = 0;
+	unsigned have = 0, all = (1u << LIMITS) - 1;
+	int r = 0;
+	while (have != all || pid_serial) {
+		struct rtshim_wire_msg m;
+		if ((r = rtshim_wire_reply_among(&s->conn, lo, hi, s->deadline, &m)) < 0)
+			break;
+		uint32_t at = m.reply_serial;
+		if (at == RTSHIM_WIRE_HELLO_SERIAL) {
+			long serial = queue_pid_of_us(s, &m);
+			if (serial > 0)
+				hi = pid_serial = (uint32_t)serial;
+			lo = (uint32_t)first;
+			continue;
+		}
+		if (at == pid_serial) {
+			uint32_t seen;
+			if (m.type == RTSHIM_WIRE_METHOD_RETURN && rtshim_wire_body_u32(&m, &seen) == 0)
+				note_bus_pid(seen);
+			pid_serial = 0;
+			hi = (uint32_t)first + LIMITS - 1;
+			continue;
+		}
+		int i = (int)(at - (uint32_t)first);
+		if (m.type == RTSHIM_WIRE_ERROR)
+			r = rtshim_errno_from_dbus_error(m.error_name, rtshim_wire_error_message(&m));
+		else
+			r = rtshim_wire_body_variant_int(&m, &value[i]);
+		if (r < 0)
+			break;
+		have |= 1u << i;
+	}
+	return have == all ? 0 : r;
 }
 
 static void limits_from_cache(struct rtkit_limits *out)
@@ -212,7 +303,7 @@ static void limits_from_cache(struct rtkit_limits *out)
 int rtkit_get_limits(struct rtkit_limits *out)
 {
 	struct session s;
-	int64_t prio, nice, rttime;
+	int64_t value[LIMITS];
 	int r;
 
 	if (!out)
@@ -221,10 +312,9 @@ int rtkit_get_limits(struct rtkit_limits *out)
 		limits_from_cache(out);
 		return 0;
 	}
-	if ((r = begin(&s)) < 0 || (r = get_property(&s, "MaxRealtimePriority", &prio)) < 0 ||
-	    (r = get_property(&s, "MinNiceLevel", &nice)) < 0 ||
-	    (r = get_property(&s, "RTTimeUSecMax", &rttime)) < 0)
+	if ((r = begin(&s)) < 0 || (r = read_limits(&s, value)) < 0)
 		return end(&s, r);
+	int64_t prio = value[LIMIT_PRIO], nice = value[LIMIT_NICE], rttime = value[LIMIT_RTTIME];
 	/* Values rtkit itself would never report mean we are not talking to rtkit. */
 	if (prio < 1 || prio > 99 || nice < -20 || nice > 19 || rttime < 0)
 		return end(&s, -EPROTO);
@@ -319,6 +409,9 @@ int rtkit_make_high_priority(pid_t pid, pid_t tid, int nice)
 			   (struct rtshim_wire_arg){ .type = 'i', .i = nice }, false);
 }
 
+/* rtkit's PID is asked in the first write with the authentication and Hello; ours, when this
+ * process's PID namespace is not known yet, once Hello's reply names us.  A bus that cannot say
+ * ours keeps the assumption of the same namespace, as same_pid_namespace does. */
 int rtkit_daemon_pid(pid_t *pid)
 {
 	struct session s;
@@ -329,13 +422,39 @@ int rtkit_daemon_pid(pid_t *pid)
 		return end(&s, r);
 	if (s.backend->portal) /* the portal's owner is not rtkit */
 		return end(&s, -ENOTSUP);
-	struct rtshim_wire_arg arg = { .type = 's', .s = s.backend->service };
-	struct rtshim_wire_call c = { .destination = BUS_NAME, .path = BUS_PATH,
-				      .interface = BUS_NAME, .member = "GetConnectionUnixProcessID",
-				      .signature = "s", .args = &arg };
-	if ((r = same_pid_namespace(&s)) < 0 || (r = call(&s, &c, &m)) < 0 ||
-	    (r = rtshim_wire_body_u32(&m, &seen)) < 0)
-		return end(&s, r);
+	long daemon = queue_pid_of(&s, s.backend->service);
+	if (daemon < 0)
+		return end(&s, -ENOMEM);
+	uint32_t lo = pid_namespace_unknown() ? RTSHIM_WIRE_HELLO_SERIAL : (uint32_t)daemon, us = 0;
+	bool answered = false;
+	while (!answered || us) {
+		uint32_t hi = us ? us : (uint32_t)daemon;
+		if ((r = rtshim_wire_reply_among(&s.conn, lo, hi, s.deadline, &m)) < 0)
+			return end(&s, r);
+		if (m.reply_serial == RTSHIM_WIRE_HELLO_SERIAL) {
+			long serial = queue_pid_of_us(&s, &m);
+			if (serial == -ETIMEDOUT || serial == -ENOMEM)
+				return end(&s, (int)serial);
+			us = serial > 0 ? (uint32_t)serial : 0;
+			lo = (uint32_t)daemon;
+		} else if (us && m.reply_serial == us) {
+			uint32_t ours;
+			if (m.type == RTSHIM_WIRE_METHOD_RETURN && rtshim_wire_body_u32(&m, &ours) == 0)
+				note_bus_pid(ours);
+			us = 0;
+		} else {
+			answered = true;
+			if (m.type == RTSHIM_WIRE_ERROR)
+				r = rtshim_errno_from_dbus_error(m.error_name,
+								 rtshim_wire_error_message(&m));
+			else
+				r = rtshim_wire_body_u32(&m, &seen);
+			if (r < 0)
+				return end(&s, r);
+		}
+	}
+	if (!pid_namespace_unknown() && __atomic_load_n(&pid_namespace, __ATOMIC_RELAXED) & 1)
+		return end(&s, -EXDEV);
 	*pid = (pid_t)seen;
 	return end(&s, 0);
 }

@@ -327,10 +327,10 @@ static int authentication(struct rtshim_wire_conn *c, int64_t deadline)
 	}
 }
 
-static bool is_reply_to(const struct rtshim_wire_msg *m, uint32_t serial)
+static bool is_reply_among(const struct rtshim_wire_msg *m, uint32_t first, uint32_t last)
 {
 	return (m->type == RTSHIM_WIRE_METHOD_RETURN || m->type == RTSHIM_WIRE_ERROR) &&
-	       m->reply_serial == serial;
+	       m->reply_serial >= first && m->reply_serial <= last;
 }
 
 /* Drops what c->in holds of a message of `total` bytes that does not fit it: the rest of it is
@@ -341,15 +341,16 @@ static void drop_oversized(struct rtshim_wire_conn *c, size_t total)
 	consume(c, c->in_len);
 }
 
-/* A message longer than c->in, whose header c->in holds: 1 when it is not the reply to `serial`
- * (dropped), else what rtshim_wire_reply returns: an error's name is all callers need, a method
- * return's body is its answer (-EPROTO: one that long is not what the client asked for). */
-static int oversized(struct rtshim_wire_conn *c, size_t total, uint32_t serial,
+/* A message longer than c->in, whose header c->in holds: 1 when it is not a reply to one of
+ * first..last (dropped), else what rtshim_wire_reply_among returns: an error's name is all
+ * callers need, a method return's body is its answer (-EPROTO: one that long is not what the
+ * client asked for). */
+static int oversized(struct rtshim_wire_conn *c, size_t total, uint32_t first, uint32_t last,
 		     struct rtshim_wire_msg *m)
 {
 	if (rtshim_wire_read_header(c->in, c->in_len, m) < 0)
 		return -EPROTO;
-	if (!is_reply_to(m, serial)) {
+	if (!is_reply_among(m, first, last)) {
 		drop_oversized(c, total);
 		return 1;
 	}
@@ -365,6 +366,12 @@ static int oversized(struct rtshim_wire_conn *c, size_t total, uint32_t serial,
 
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
 		      struct rtshim_wire_msg *m)
+{
+	return rtshim_wire_reply_among(c, serial, serial, deadline, m);
+}
+
+int rtshim_wire_reply_among(struct rtshim_wire_conn *c, uint32_t first, uint32_t last,
+			    int64_t deadline, struct rtshim_wire_msg *m)
 {
 	int r = flush(c, deadline);
 	if (r < 0)
@@ -383,12 +390,12 @@ int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadl
 				return -EPROTO;
 			if ((size_t)total > sizeof c->in) {
 				if ((size_t)header <= c->in_len &&
-				    (r = oversized(c, (size_t)total, serial, m)) <= 0)
+				    (r = oversized(c, (size_t)total, first, last, m)) <= 0)
 					return r;
 			} else if ((size_t)total <= c->in_len) {
 				if (rtshim_wire_read(c->in, (size_t)total, m) < 0)
 					return -EPROTO;
-				if (is_reply_to(m, serial)) {
+				if (is_reply_among(m, first, last)) {
 					c->in_start = (size_t)total;
 					return 0;
 				}

@@ -19,10 +19,11 @@
 #include "wire-message.h"
 
 /* What one connection reads and writes at most at a time (the client's replies are under 300
- * bytes).  A longer message is skipped unread once its header is read: when it is the reply
+ * bytes; what it writes at once at most: the authentication, Hello and the three Properties.Get
+ * of the limits, under 900 bytes through the portal).  A longer message is skipped unread once its header is read: when it is the reply
  * asked for, an error's name is returned (without its message), a method return is -EPROTO. */
 #define RTSHIM_WIRE_IN_SIZE 1024
-#define RTSHIM_WIRE_OUT_SIZE 768
+#define RTSHIM_WIRE_OUT_SIZE 1024
 
 /* The serial of Hello, the first message on every connection. */
 #define RTSHIM_WIRE_HELLO_SERIAL 1u
@@ -58,6 +59,13 @@ long rtshim_wire_queue(struct rtshim_wire_conn *c, struct rtshim_wire_call *call
  * error longer than c->in comes with its name only (body_cut). */
 int rtshim_wire_reply(struct rtshim_wire_conn *c, uint32_t serial, int64_t deadline,
 		      struct rtshim_wire_msg *m);
+
+/* The same for the next reply to any of the serials first..last, in the order the bus sends
+ * them (m->reply_serial says which): the replies to calls queued together, when they went to
+ * different peers (the bus's own answers can overtake another peer's).  What follows the reply
+ * in c->in is kept for the next call. */
+int rtshim_wire_reply_among(struct rtshim_wire_conn *c, uint32_t first, uint32_t last,
+			    int64_t deadline, struct rtshim_wire_msg *m);
 
 void rtshim_wire_close(struct rtshim_wire_conn *c);
 

@@ -13,11 +13,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -955,6 +957,166 @@ static void test_deadline_holds_while_messages_keep_arriving(void **state)
 	close(bus_end);
 }
 
+/* Several messages marshalled by libdbus (and freed), one after the other in buf: their total
+ * length. */
+static size_t marshal_all(unsigned char *buf, size_t size, DBusMessage **ms, size_t n)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)marshal(ms[i], buf + len, size - len);
+	return len;
+}
+
+static DBusMessage *u32_reply_to(dbus_uint32_t serial, dbus_uint32_t value)
+{
+	DBusMessage *m = reply_to(serial);
+	dbus_message_append_args(m, DBUS_TYPE_UINT32, &value, DBUS_TYPE_INVALID);
+	return m;
+}
+
+/* Replies to calls queued together, arriving in one read and out of their serials' order (the
+ * bus's own answer overtakes rtkit's): each is returned in arrival order, a signal between them
+ * skipped, and what follows a returned reply is kept for the next read. */
+static void test_replies_among_serials_in_arrival_order(void **state)
+{
+	(void)state;
+	struct rtshim_wire_msg m;
+	uint32_t u;
+	unsigned char buf[1024];
+	authenticated_fake();
+	DBusMessage *ms[] = { u32_reply_to(4, 444),
+			      dbus_message_new_signal("/a", "a.b", "Between"),
+			      u32_reply_to(2, 222), u32_reply_to(3, 333), u32_reply_to(9, 999) };
+	bus_writes(buf, marshal_all(buf, sizeof buf, ms, sizeof ms / sizeof ms[0]));
+	const uint32_t order[] = { 4, 2, 3 };
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rtshim_wire_reply_among(&conn, 2, 4, in_ms(1000), &m), 0);
+		assert_int_equal(m.reply_serial, order[i]);
+		assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+		assert_int_equal(u, order[i] * 111);
+	}
+	/* the reply after them was in the same read: kept, no more bytes needed */
+	assert_int_equal(rtshim_wire_reply(&conn, 9, in_ms(1000), &m), 0);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 999);
+	rtshim_wire_close(&conn);
+	close(bus_end);
+}
+
+/* ---- the pipelined exchange: a fake bus on a listening socket ---- */
+
+static char pipe_dir[] = "/tmp/rtshim-test-wire.XXXXXX";
+static char pipe_path[sizeof pipe_dir + 8], pipe_address[sizeof pipe_path + 16];
+static int pipe_listener;
+
+struct first_read {
+	unsigned char bytes[2048];
+	size_t len;
+};
+
+/* The fake bus: accepts one connection, reads once (what the client wrote before it had any
+ * answer), then answers the authentication, Hello and the call in one write, in order. */
+static void *pipelined_bus_run(void *arg)
+{
+	struct first_read *got = arg;
+	int fd = accept(pipe_listener, NULL, NULL);
+	if (fd < 0)
+		return NULL;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n = poll(&p, 1, 5000) == 1 ? read(fd, got->bytes, sizeof got->bytes) : -1;
+	got->len = n > 0 ? (size_t)n : 0;
+	unsigned char buf[1024];
+	static const char ok[] = "DATA\r\nOK 0123456789abcdef0123456789abcdef\r\n";
+	const char *name = ":1.42";
+	DBusMessage *hello = reply_to(RTSHIM_WIRE_HELLO_SERIAL);
+	dbus_message_append_args(hello, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+	DBusMessage *acquired = dbus_message_new_signal("/org/freedesktop/DBus",
+							"org.freedesktop.DBus", "NameAcquired");
+	dbus_message_append_args(acquired, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
+	DBusMessage *ms[] = { hello, acquired, u32_reply_to(RTSHIM_WIRE_HELLO_SERIAL + 1, 77) };
+	memcpy(buf, ok, sizeof ok - 1);
+	size_t len = sizeof ok - 1;
+	len += marshal_all(buf + len, sizeof buf - len, ms, sizeof ms / sizeof ms[0]);
+	if (write(fd, buf, len) != (ssize_t)len)
+		got->len = 0;
+	/* until the client closes */
+	while (read(fd, buf, sizeof buf) > 0)
+		;
+	close(fd);
+	return NULL;
+}
+
+/* The message at *at of the bytes the bus read (demarshalled by libdbus), *at moved past it. */
+static DBusMessage *next_message(const struct first_read *got, size_t *at)
+{
+	DBusError err;
+	dbus_error_init(&err);
+	int need = dbus_message_demarshal_bytes_needed((const char *)got->bytes + *at,
+						       (int)(got->len - *at));
+	if (need <= 0 || (size_t)need > got->len - *at)
+		return NULL;
+	DBusMessage *m = dbus_message_demarshal((const char *)got->bytes + *at, need, &err);
+	*at += (size_t)need;
+	return m;
+}
+
+/* The authentication, BEGIN, Hello and the call reach the bus in one write, before the bus has
+ * answered anything; the answers, arriving together, are read in order. */
+static void test_auth_hello_and_call_in_one_write(void **state)
+{
+	(void)state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct first_read got = { .len = 0 };
+	pthread_t bus;
+	assert_non_null(mkdtemp(pipe_dir));
+	snprintf(pipe_path, sizeof pipe_path, "%s/bus", pipe_dir);
+	snprintf(pipe_address, sizeof pipe_address, "unix:path=%s", pipe_path);
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", pipe_path);
+	pipe_listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(pipe_listener, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(pipe_listener, 1), 0);
+	assert_int_equal(pthread_create(&bus, NULL, pipelined_bus_run, &got), 0);
+
+	struct rtshim_wire_conn c;
+	struct rtshim_wire_msg m;
+	uint32_t u;
+	assert_int_equal(rtshim_wire_open(&c, pipe_address, in_ms(5000)), 0);
+	struct rtshim_wire_arg args[2] = { { .type = 't', .t = 4242 }, { .type = 'u', .u = 10 } };
+	struct rtshim_wire_call call = { .destination = "org.freedesktop.RealtimeKit1",
+					 .path = "/org/freedesktop/RealtimeKit1",
+					 .interface = "org.freedesktop.RealtimeKit1",
+					 .member = "MakeThreadRealtime", .signature = "tu",
+					 .args = args };
+	long serial = rtshim_wire_queue(&c, &call);
+	assert_int_equal(serial, RTSHIM_WIRE_HELLO_SERIAL + 1);
+	assert_int_equal(rtshim_wire_reply(&c, (uint32_t)serial, in_ms(5000), &m), 0);
+	assert_int_equal(rtshim_wire_body_u32(&m, &u), 0);
+	assert_int_equal(u, 77);
+	rtshim_wire_close(&c);
+	pthread_join(bus, NULL);
+
+	/* what the bus's one read held: the whole authentication, then Hello, then the call */
+	char auth[64];
+	int n = rtshim_wire_auth(auth, sizeof auth);
+	assert_true(got.len > (size_t)n);
+	assert_memory_equal(got.bytes, auth, (size_t)n);
+	size_t at = (size_t)n;
+	DBusMessage *hello = next_message(&got, &at);
+	assert_non_null(hello);
+	assert_string_equal(dbus_message_get_member(hello), "Hello");
+	assert_int_equal(dbus_message_get_serial(hello), RTSHIM_WIRE_HELLO_SERIAL);
+	DBusMessage *sent = next_message(&got, &at);
+	assert_non_null(sent);
+	assert_string_equal(dbus_message_get_member(sent), "MakeThreadRealtime");
+	assert_int_equal(dbus_message_get_serial(sent), serial);
+	assert_int_equal(at, got.len);
+	dbus_message_unref(hello);
+	dbus_message_unref(sent);
+	close(pipe_listener);
+	unlink(pipe_path);
+	rmdir(pipe_dir);
+}
+
 static void test_nobody_listening(void **state)
 {
 	(void)state;
@@ -985,6 +1147,8 @@ int main(void)
 		cmocka_unit_test(test_slow_bus_and_interrupted_waits),
 		cmocka_unit_test(test_deadline_holds_while_messages_keep_arriving),
 		cmocka_unit_test(test_nobody_listening),
+		cmocka_unit_test(test_replies_among_serials_in_arrival_order),
+		cmocka_unit_test(test_auth_hello_and_call_in_one_write),
 	};
 	return cmocka_run_group_tests_name("wire", tests, NULL, NULL);
 }
