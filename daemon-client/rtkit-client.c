@@ -147,15 +147,6 @@ static int reply(struct session *s, uint32_t serial, struct rtshim_wire_msg *m,
 	return 0;
 }
 
-/* Send `c` and wait for its method return. */
-static int call(struct session *s, struct rtshim_wire_call *c, struct rtshim_wire_msg *m)
-{
-	long serial = rtshim_wire_queue(&s->conn, c);
-	if (serial < 0)
-		return -ENOMEM;
-	return reply(s, (uint32_t)serial, m, rtshim_errno_from_dbus_error);
-}
-
 /* Queue GetConnectionUnixProcessID(name): its serial, or -ENOSPC. */
 static long queue_pid_of(struct session *s, const char *name)
 {
