@@ -6,34 +6,21 @@
  * records what each connection's first read held, and answers the PID question before the
  * properties (the bus's own answers can overtake rtkit's): a client that read the replies in
  * the order it asked would wait for ever. */
-#include <dbus/dbus.h>
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
-#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "rtkit-client.h"
+#include "scripted-bus.h"
 
 #define MAX_CONNECTIONS 6
 #define MAX_CALLS 8
-
-static char dir[] = "/tmp/rtshim-test-pipelined.XXXXXX";
-static char path[sizeof(dir) + 16];
-static char address[sizeof(path) + 16];
-static int listener;
 
 /* What the bus saw on each connection: the members of the calls its first read held, and of
  * all the calls. */
@@ -42,29 +29,6 @@ static struct seen {
 	char member[MAX_CALLS][40];
 } seen[MAX_CONNECTIONS];
 static int connections;
-
-static void write_all(int fd, const void *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w <= 0)
-			return;
-		p = (const char *)p + w;
-		n -= (size_t)w;
-	}
-}
-
-static void send_message(int fd, DBusMessage *r)
-{
-	char *bytes;
-	int n;
-	dbus_message_set_serial(r, 1000);
-	if (dbus_message_marshal(r, &bytes, &n)) {
-		write_all(fd, bytes, (size_t)n);
-		dbus_free(bytes);
-	}
-	dbus_message_unref(r);
-}
 
 static DBusMessage *property_reply(DBusMessage *call)
 {
@@ -88,88 +52,51 @@ static DBusMessage *property_reply(DBusMessage *call)
 }
 
 /* One connection: Hello answered at once, GetConnectionUnixProcessID at once (the PID of the
- * process at the other end, whatever the name), and the properties held
- * back until the PID was asked (then answered after it); MakeThreadRealtime refused. */
-static void serve(int fd, struct seen *s)
+ * process at the other end, whatever the name), and the properties held back until the PID was
+ * asked (then answered after it); MakeThreadRealtime refused. */
+static void serve(int fd, int n)
 {
 	struct ucred peer = { .pid = 0 };
 	socklen_t peer_len = sizeof peer;
-	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len);
-	static char buf[8192];
-	size_t len = 0;
-	char *begin;
-	bool first = true;
-	DBusMessage *held[MAX_CALLS];
+	struct scripted_conn c;
+	DBusMessage *held[MAX_CALLS], *call;
 	int nheld = 0;
-	while (!(begin = memmem(buf, len, "BEGIN\r\n", 7))) {
-		ssize_t n = read(fd, buf + len, sizeof buf - len);
-		if (n <= 0)
-			return;
-		len += (size_t)n;
-	}
-	static const char ok[] = "DATA\r\nOK 0123456789abcdef0123456789abcdef\r\n";
-	write_all(fd, ok, sizeof ok - 1);
-	size_t used = (size_t)(begin + 7 - buf);
-	memmove(buf, buf + used, len - used);
-	len -= used;
-	for (;;) {
-		int need = len >= 16 ? dbus_message_demarshal_bytes_needed(buf, (int)len) : 0;
-		if (need < 0)
-			break;
-		if (need == 0 || (size_t)need > len) {
-			first = false;
-			ssize_t n = read(fd, buf + len, sizeof buf - len);
-			if (n <= 0)
-				break;
-			len += (size_t)n;
-			continue;
-		}
-		DBusMessage *call = dbus_message_demarshal(buf, need, NULL);
-		memmove(buf, buf + need, len - (size_t)need);
-		len -= (size_t)need;
-		if (!call)
-			break;
+	if (n >= MAX_CONNECTIONS)
+		return;
+	struct seen *s = &seen[n];
+	connections = n + 1;
+	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &peer_len);
+	if (!scripted_bus_authenticate(&c, fd))
+		return;
+	while ((call = scripted_bus_next_call(&c))) {
 		const char *member = dbus_message_get_member(call);
 		if (s->calls < MAX_CALLS)
 			snprintf(s->member[s->calls++], sizeof s->member[0], "%s", member);
-		if (first)
+		if (c.first_read)
 			s->first_read = s->calls;
 		if (strcmp(member, "Hello") == 0) {
 			const char *name = ":1.5";
 			DBusMessage *r = dbus_message_new_method_return(call);
 			dbus_message_append_args(r, DBUS_TYPE_STRING, &name, DBUS_TYPE_INVALID);
-			send_message(fd, r);
+			scripted_bus_send(fd, r);
 		} else if (strcmp(member, "GetConnectionUnixProcessID") == 0) {
 			dbus_uint32_t pid = (dbus_uint32_t)peer.pid;
 			DBusMessage *r = dbus_message_new_method_return(call);
 			dbus_message_append_args(r, DBUS_TYPE_UINT32, &pid, DBUS_TYPE_INVALID);
-			send_message(fd, r);
+			scripted_bus_send(fd, r);
 			for (int i = 0; i < nheld; i++)
-				send_message(fd, held[i]);
+				scripted_bus_send(fd, held[i]);
 			nheld = 0;
 		} else if (strcmp(member, "Get") == 0 && nheld < MAX_CALLS) {
 			held[nheld++] = property_reply(call);
 		} else {
-			send_message(fd, dbus_message_new_error(call, DBUS_ERROR_ACCESS_DENIED,
-								"Operation not permitted"));
+			scripted_bus_send(fd, dbus_message_new_error(call, DBUS_ERROR_ACCESS_DENIED,
+								     "Operation not permitted"));
 		}
 		dbus_message_unref(call);
 	}
 	for (int i = 0; i < nheld; i++)
 		dbus_message_unref(held[i]);
-}
-
-static void *bus_run(void *arg)
-{
-	(void)arg;
-	for (;;) {
-		int fd = accept(listener, NULL, NULL);
-		if (fd < 0)
-			return NULL;
-		if (connections < MAX_CONNECTIONS)
-			serve(fd, &seen[connections++]);
-		close(fd);
-	}
 }
 
 static void assert_members(const struct seen *s, int n, const char *const *members)
@@ -182,18 +109,7 @@ static void assert_members(const struct seen *s, int n, const char *const *membe
 static void test_each_call_writes_its_questions_at_once(void **state)
 {
 	(void)state;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	pthread_t bus;
-	if (!mkdtemp(dir))
-		fail();
-	snprintf(path, sizeof path, "%s/bus", dir);
-	snprintf(address, sizeof address, "unix:path=%s", path);
-	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
-	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert_int_equal(bind(listener, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(listen(listener, 4), 0);
-	assert_int_equal(pthread_create(&bus, NULL, bus_run, NULL), 0);
-	setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1);
+	assert_int_equal(scripted_bus_start(serve), 0);
 	rtkit_set_timeout_ms(2000);
 
 	struct rtkit_limits lim;
@@ -217,11 +133,7 @@ static void test_each_call_writes_its_questions_at_once(void **state)
 	assert_int_equal(rtkit_daemon_pid(&daemon), 0);
 	assert_int_equal(daemon, getpid());
 
-	shutdown(listener, SHUT_RDWR);
-	close(listener);
-	pthread_join(bus, NULL);
-	unlink(path);
-	rmdir(dir);
+	scripted_bus_stop();
 
 	assert_int_equal(connections, 4);
 	/* the limits: one write, then the PID question */
