@@ -51,6 +51,8 @@ static inline const char *probe_errname(int e)
 	case ENOMEM: return "ENOMEM";
 	case EIO: return "EIO";
 	case E2BIG: return "E2BIG";
+	case ECHILD: return "ECHILD";
+	case EINTR: return "EINTR";
 	default: {
 		static __thread char buf[16];
 		snprintf(buf, sizeof buf, "E%d", e);
