@@ -2,11 +2,12 @@
  *
  * rtkit takes realtime away from every thread it granted when its canary fires (a suspend and
  * resume looks like a starved machine) and when it exits; nobody asks again, so a long session
- * goes on without realtime.  rtrun starts one keeper per COMMAND, detached (a double fork: it is
- * no child of COMMAND, whose wait() never sees it; its own session, so a terminal's ^C is for
- * COMMAND alone).  The keeper adds no thread to COMMAND and keeps nothing open in it.  Four
- * times a second it reads, for each thread of COMMAND, what the kernel has (sched_getattr); a
- * thread that was realtime with SCHED_RESET_ON_FORK and is SCHED_OTHER without it was demoted
+ * goes on without realtime.  rtrun starts one keeper per COMMAND, detached (one clone that
+ * shares rtrun's memory until rtrun's exec, with no exit signal: a child of COMMAND that its
+ * wait() and SIGCHLD never see, and rtrun waits for nothing; its own session, so a terminal's ^C
+ * is for COMMAND alone).  The keeper adds no thread to COMMAND and keeps nothing open in it.
+ * Four times a second it reads, for each thread of COMMAND, what the kernel has (sched_getattr);
+ * a thread that was realtime with SCHED_RESET_ON_FORK and is SCHED_OTHER without it was demoted
  * by a privileged hand, and is asked for once more (MakeThreadRealtimeWithPID) when rtkit grants
  * again: at once from a new rtkit or one without canary, after the refusal window of the one
  * whose canary fired (its --canary-refuse-sec).  What the program dropped itself keeps the flag
@@ -478,11 +479,14 @@ static bool process_is_ours(void)
  * tables and waits for nothing; the keeper never execs (an exec would give it SIGCHLD as its
  * exit signal again), so it stays a child of COMMAND that COMMAND's wait(), waitpid(-1) and
  * SIGCHLD never see (only __WALL or __WCLONE waits do), reparented to init when COMMAND ends.
- * Elsewhere a double fork, as before: no child of COMMAND at all. */
-#ifdef RTSHIM_SYSCALL_ENTRY
-#define KEEPER_IS_CHILD 1
+ * Elsewhere, and under valgrind (which runs no such clone), a double fork as before: no child
+ * of COMMAND at all. */
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
 #else
-#define KEEPER_IS_CHILD 0
+#define RUNNING_ON_VALGRIND 0
+#endif
+#ifndef RTSHIM_SYSCALL_ENTRY
 #define rtshim_raw_syscall_result syscall /* (there, the child has memory of its own) */
 #endif
 
@@ -507,6 +511,7 @@ static void unblock_signals(void)
 /* What the keeper's child reads before rtrun has left: written before the clone, never again. */
 static struct {
 	pid_t pid;                  /* COMMAND */
+	bool child_of_command;      /* made by the clone */
 	int read_fd, write_fd, log_level, timeout_ms;
 } spawn;
 #define KEEPER_STACK_SIZE (256 * 1024)
@@ -522,7 +527,7 @@ static void keeper_main(void)
 	mprotect(keeper_stack, (size_t)getpagesize(), PROT_NONE);
 	/* the start time of COMMAND: read while COMMAND is still its parent, so it is COMMAND's */
 	if (rtshim_proc_start_time(spawn.pid, &start) == 0 &&
-	    (!KEEPER_IS_CHILD || getppid() == spawn.pid))
+	    (!spawn.child_of_command || getppid() == spawn.pid))
 		k.start = start;
 	setsid();
 	signal(SIGPIPE, SIG_IGN);
@@ -574,14 +579,22 @@ static int keeper_child(void *unused)
 	return 0;
 }
 
+/* The keeper's process, as said above: its PID (the middle one's after a double fork), or -1. */
 static pid_t keeper_clone(void)
 {
-#if KEEPER_IS_CHILD
-	return clone(keeper_child, keeper_stack + sizeof keeper_stack, CLONE_VM, NULL);
-#else
 	int status;
 	pid_t middle;
 
+#ifdef RTSHIM_SYSCALL_ENTRY
+	if (!RUNNING_ON_VALGRIND) {
+		spawn.child_of_command = true;
+		pid_t pid = clone(keeper_child, keeper_stack + sizeof keeper_stack, CLONE_VM, NULL);
+
+		if (pid > 0)
+			return pid;
+		spawn.child_of_command = false; /* refused (qemu-user, a filter): as below */
+	}
+#endif
 	fflush(NULL);
 	middle = fork();
 	if (middle == 0) {
@@ -593,7 +606,6 @@ static pid_t keeper_clone(void)
 		while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
 			;
 	return middle;
-#endif
 }
 
 void rtrun_keeper_start(const struct rtshim_config *cfg)
