@@ -486,6 +486,14 @@ static bool process_is_ours(void)
 #else
 #define RUNNING_ON_VALGRIND 0
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define KEEPER_ON_OWN_STACK() \
+	(__sanitizer_start_switch_fiber(NULL, keeper_stack, sizeof keeper_stack), \
+	 __sanitizer_finish_switch_fiber(NULL, NULL, NULL))
+#else
+#define KEEPER_ON_OWN_STACK() ((void)0)
+#endif
 #ifndef RTSHIM_SYSCALL_ENTRY
 #define rtshim_raw_syscall_result syscall /* (there, the child has memory of its own) */
 #endif
@@ -523,8 +531,12 @@ static void keeper_main(void)
 	unsigned long long start;
 	int pidfd, null;
 
+	/* ASan builds: the sanitizer's record of this thread's stack is rtrun's main stack's */
+	if (spawn.child_of_command)
+		KEEPER_ON_OWN_STACK();
 	/* the lowest page of its stack: a guard, as a thread's has */
-	mprotect(keeper_stack, (size_t)getpagesize(), PROT_NONE);
+	if (spawn.child_of_command)
+		mprotect(keeper_stack, (size_t)getpagesize(), PROT_NONE);
 	/* the start time of COMMAND: read while COMMAND is still its parent, so it is COMMAND's */
 	if (rtshim_proc_start_time(spawn.pid, &start) == 0 &&
 	    (!spawn.child_of_command || getppid() == spawn.pid))
