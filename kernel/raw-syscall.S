@@ -1,5 +1,7 @@
 /* raw-syscall.S — rtshim_raw_syscall (raw-syscall.h): syscall(3) without going through the
- * dynamic linker, so no interposer of syscall() (the shim's own) stands in between.  It loads
+ * dynamic linker, so no interposer of syscall() (the shim's own) stands in between;
+ * rtshim_raw_syscall_result: the same argument loading, the kernel's result returned as it is
+ * (-errno), errno never written.  It loads
  * every argument slot as libc's syscall() does (glibc's sysdeps/unix/sysv/linux/ARCH/syscall.S):
  * registers on x86_64 and arm64, the caller's stack on i386 (always mapped above the return
  * address), r1-r3 and four words of the caller's stack on arm (EABI: the number goes in r7),
@@ -33,6 +35,23 @@ rtshim_raw_syscall:
 	orq	$-1, %rax
 	ret
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+	.globl	rtshim_raw_syscall_result
+	.hidden	rtshim_raw_syscall_result
+	.type	rtshim_raw_syscall_result, @function
+	.p2align 4
+rtshim_raw_syscall_result:
+	ENTRY_PAD
+	movq	%rdi, %rax
+	movq	%rsi, %rdi
+	movq	%rdx, %rsi
+	movq	%rcx, %rdx
+	movq	%r8, %r10
+	movq	%r9, %r8
+	movq	8(%rsp), %r9
+	syscall
+	ret
+	.size	rtshim_raw_syscall_result, .-rtshim_raw_syscall_result
 
 #elif defined(__i386__)
 	.text
@@ -79,6 +98,31 @@ rtshim_raw_syscall:
 	ret
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
 
+	.globl	rtshim_raw_syscall_result
+	.hidden	rtshim_raw_syscall_result
+	.type	rtshim_raw_syscall_result, @function
+	.p2align 4
+rtshim_raw_syscall_result:
+	ENTRY_PAD
+	pushl	%ebp
+	pushl	%edi
+	pushl	%esi
+	pushl	%ebx
+	movl	20(%esp), %eax
+	movl	24(%esp), %ebx
+	movl	28(%esp), %ecx
+	movl	32(%esp), %edx
+	movl	36(%esp), %esi
+	movl	40(%esp), %edi
+	movl	44(%esp), %ebp
+	int	$0x80
+	popl	%ebx
+	popl	%esi
+	popl	%edi
+	popl	%ebp
+	ret
+	.size	rtshim_raw_syscall_result, .-rtshim_raw_syscall_result
+
 #elif defined(__aarch64__)
 	.text
 	.globl	rtshim_raw_syscall
@@ -110,6 +154,24 @@ rtshim_raw_syscall:
 	ldp	x29, x30, [sp], #32
 	ret
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+	.globl	rtshim_raw_syscall_result
+	.hidden	rtshim_raw_syscall_result
+	.type	rtshim_raw_syscall_result, %function
+	.p2align 4
+rtshim_raw_syscall_result:
+	ENTRY_PAD
+	uxtw	x8, w0
+	mov	x0, x1
+	mov	x1, x2
+	mov	x2, x3
+	mov	x3, x4
+	mov	x4, x5
+	mov	x5, x6
+	mov	x6, x7
+	svc	#0
+	ret
+	.size	rtshim_raw_syscall_result, .-rtshim_raw_syscall_result
 
 #elif defined(__arm__) && defined(__ARM_EABI__)
 	.syntax	unified
@@ -146,6 +208,29 @@ rtshim_raw_syscall:
 	bx	lr
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
 
+	.globl	rtshim_raw_syscall_result
+	.hidden	rtshim_raw_syscall_result
+	.type	rtshim_raw_syscall_result, %function
+	.p2align 2
+#ifdef __thumb2__
+	.thumb
+	.thumb_func
+#else
+	.arm
+#endif
+rtshim_raw_syscall_result:
+	mov	ip, sp
+	push	{r4, r5, r6, r7}
+	mov	r7, r0
+	mov	r0, r1
+	mov	r1, r2
+	mov	r2, r3
+	ldm	ip, {r3, r4, r5, r6}
+	svc	#0
+	pop	{r4, r5, r6, r7}
+	bx	lr
+	.size	rtshim_raw_syscall_result, .-rtshim_raw_syscall_result
+
 #elif defined(__s390x__)
 	.text
 	.globl	rtshim_raw_syscall
@@ -178,6 +263,24 @@ rtshim_raw_syscall:
 	lmg	%r13,%r15,264(%r15)
 	br	%r14
 	.size	rtshim_raw_syscall, .-rtshim_raw_syscall
+
+	.globl	rtshim_raw_syscall_result
+	.hidden	rtshim_raw_syscall_result
+	.type	rtshim_raw_syscall_result, @function
+	.p2align 3
+rtshim_raw_syscall_result:
+	stmg	%r6,%r7,48(%r15)
+	lgr	%r1,%r2
+	lgr	%r2,%r3
+	lgr	%r3,%r4
+	lgr	%r4,%r5
+	lgr	%r5,%r6
+	lg	%r6,160(%r15)
+	lg	%r7,168(%r15)
+	svc	0
+	lmg	%r6,%r7,48(%r15)
+	br	%r14
+	.size	rtshim_raw_syscall_result, .-rtshim_raw_syscall_result
 #endif
 
 	.section .note.GNU-stack,"",%progbits

@@ -18,6 +18,10 @@
 
 #ifdef RTSHIM_SYSCALL_ENTRY
 long rtshim_raw_syscall(long number, ...) __attribute__((visibility("hidden")));
+/* The same call, but the kernel's own result: -errno on failure, errno left alone.  For a child
+ * that shares its parent's memory and thread-local storage (clone CLONE_VM without
+ * CLONE_SETTLS): its errno is the parent's, which it must not write. */
+long rtshim_raw_syscall_result(long number, ...) __attribute__((visibility("hidden")));
 #else
 /* the shim interposes syscall() only where it has the entry: elsewhere libc's is the system call */
 #define rtshim_raw_syscall syscall

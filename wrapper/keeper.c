@@ -2,11 +2,12 @@
  *
  * rtkit takes realtime away from every thread it granted when its canary fires (a suspend and
  * resume looks like a starved machine) and when it exits; nobody asks again, so a long session
- * goes on without realtime.  rtrun starts one keeper per COMMAND, detached (a double fork: it is
- * no child of COMMAND, whose wait() never sees it; its own session, so a terminal's ^C is for
- * COMMAND alone).  The keeper adds no thread to COMMAND and keeps nothing open in it.  Four
- * times a second it reads, for each thread of COMMAND, what the kernel has (sched_getattr); a
- * thread that was realtime with SCHED_RESET_ON_FORK and is SCHED_OTHER without it was demoted
+ * goes on without realtime.  rtrun starts one keeper per COMMAND, detached (one clone that
+ * shares rtrun's memory until rtrun's exec, with no exit signal: a child of COMMAND that its
+ * wait() and SIGCHLD never see, and rtrun waits for nothing; its own session, so a terminal's ^C
+ * is for COMMAND alone).  The keeper adds no thread to COMMAND and keeps nothing open in it.
+ * Four times a second it reads, for each thread of COMMAND, what the kernel has (sched_getattr);
+ * a thread that was realtime with SCHED_RESET_ON_FORK and is SCHED_OTHER without it was demoted
  * by a privileged hand, and is asked for once more (MakeThreadRealtimeWithPID) when rtkit grants
  * again: at once from a new rtkit or one without canary, after the refusal window of the one
  * whose canary fired (its --canary-refuse-sec).  What the program dropped itself keeps the flag
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -35,6 +37,7 @@
 #include "file-size.h"
 #include "keep.h"
 #include "procfs.h"
+#include "raw-syscall.h"
 #include "rtkit-client.h"
 #include "rtkit-usage.h"
 #include "rtrun.h"
@@ -471,30 +474,89 @@ static bool process_is_ours(void)
 	return rtshim_proc_start_time(k.pid, &start) == 0 && start == k.start;
 }
 
-static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
+/* The keeper's process shares rtrun's memory until rtrun's execve of COMMAND (or its exit):
+ * one clone(CLONE_VM) with exit signal 0, where the raw entry exists.  rtrun copies no page
+ * tables and waits for nothing; the keeper never execs (an exec would give it SIGCHLD as its
+ * exit signal again), so it stays a child of COMMAND that COMMAND's wait(), waitpid(-1) and
+ * SIGCHLD never see (only __WALL or __WCLONE waits do), reparented to init when COMMAND ends.
+ * Elsewhere, and under valgrind (which runs no such clone), a double fork as before: no child
+ * of COMMAND at all. */
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#else
+#define RUNNING_ON_VALGRIND 0
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define KEEPER_ON_OWN_STACK() \
+	(__sanitizer_start_switch_fiber(NULL, keeper_stack, sizeof keeper_stack), \
+	 __sanitizer_finish_switch_fiber(NULL, NULL, NULL))
+#else
+#define KEEPER_ON_OWN_STACK() ((void)0)
+#endif
+#ifndef RTSHIM_SYSCALL_ENTRY
+#define rtshim_raw_syscall_result syscall /* (there, the child has memory of its own) */
+#endif
+
+/* The keeper's child blocked every signal until here: one sent to rtrun's process group in the
+ * meantime (a terminal's ^C) was for COMMAND, and is discarded rather than delivered now. */
+static void unblock_signals(void)
 {
-	char c;
+	sigset_t pending, none;
+
+	if (sigpending(&pending) == 0)
+		for (int sig = 1; sig < NSIG; sig++) {
+			struct sigaction old, ignore = { .sa_handler = SIG_IGN };
+
+			if (sig != SIGKILL && sig != SIGSTOP && sigismember(&pending, sig) == 1 &&
+			    sigaction(sig, &ignore, &old) == 0)
+				sigaction(sig, &old, NULL);
+		}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* What the keeper's child reads before rtrun has left: written before the clone, never again. */
+static struct {
+	pid_t pid;                  /* COMMAND */
+	bool child_of_command;      /* made by the clone */
+	int read_fd, write_fd, log_level, timeout_ms;
+} spawn;
+#define KEEPER_STACK_SIZE (256 * 1024)
+static _Alignas(65536) unsigned char keeper_stack[KEEPER_STACK_SIZE];
+
+/* The keeper, once rtrun's memory is its own. */
+static void keeper_main(void)
+{
+	unsigned long long start;
 	int pidfd, null;
 
-	prctl(PR_SET_NAME, "rtshim-keeper");
+	/* ASan builds: the sanitizer's record of this thread's stack is rtrun's main stack's */
+	if (spawn.child_of_command)
+		KEEPER_ON_OWN_STACK();
+	/* the lowest page of its stack: a guard, as a thread's has */
+	if (spawn.child_of_command)
+		mprotect(keeper_stack, (size_t)getpagesize(), PROT_NONE);
+	/* the start time of COMMAND: read while COMMAND is still its parent, so it is COMMAND's */
+	if (rtshim_proc_start_time(spawn.pid, &start) == 0 &&
+	    (!spawn.child_of_command || getppid() == spawn.pid))
+		k.start = start;
 	setsid();
 	signal(SIGPIPE, SIG_IGN);
+	unblock_signals();
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null >= 0) {
 		dup2(null, 0);
 		dup2(null, 1);
 	}
-	/* rtrun's write end of the pipe closes when it execs COMMAND (or exits) */
-	while (read(exec_fd, &c, 1) < 0 && errno == EINTR)
-		;
 	close_range(3, ~0U, 0);
-	k.pid = pid;
-	k.log_level = cfg->log_level;
+	k.pid = spawn.pid;
+	k.log_level = spawn.log_level;
 	if (!k.start || !process_is_ours())
 		_exit(0);
 	k.client = rtrun_client();
-	rtrun_client_set_timeout_ms(cfg->timeout_ms);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	rtrun_client_set_timeout_ms(spawn.timeout_ms);
+	pidfd = (int)syscall(SYS_pidfd_open, k.pid, 0);
 	for (;;) {
 		struct pollfd p = { .fd = pidfd, .events = POLLIN };
 
@@ -508,29 +570,69 @@ static void keeper_main(pid_t pid, int exec_fd, const struct rtshim_config *cfg)
 	_exit(0);
 }
 
-void rtrun_keeper_start(const struct rtshim_config *cfg)
+/* The child, while it shares memory with rtrun: raw system calls on its own stack alone (its
+ * errno and thread-local storage are rtrun's; no sanitizer bookkeeping, which lives there),
+ * every signal blocked.  The end of file on the pipe says rtrun has left the memory: the kernel
+ * replaces the memory of an execve before it closes the close-on-exec descriptors, and an exit
+ * releases it before the descriptors. */
+__attribute__((no_sanitize("address", "thread", "undefined")))
+static int keeper_child(void *unused)
 {
-	int fds[2], status;
-	pid_t pid = getpid(), middle;
+	uint64_t all = ~(uint64_t)0;
+	char c;
 
-	if (!cfg->keep || pipe2(fds, O_CLOEXEC) < 0)
-		return;
+	(void)unused;
+	rtshim_raw_syscall_result(SYS_rt_sigprocmask, (long)SIG_SETMASK, (long)&all, 0L, 8L);
+	rtshim_raw_syscall_result(SYS_prctl, (long)PR_SET_NAME, (long)"rtshim-keeper", 0L, 0L, 0L);
+	rtshim_raw_syscall_result(SYS_close, (long)spawn.write_fd);
+	while (rtshim_raw_syscall_result(SYS_read, (long)spawn.read_fd, (long)&c, 1L) == -EINTR)
+		;
+	keeper_main();
+	return 0;
+}
+
+/* The keeper's process, as said above: its PID (the middle one's after a double fork), or -1. */
+static pid_t keeper_clone(void)
+{
+	int status;
+	pid_t middle;
+
+#ifdef RTSHIM_SYSCALL_ENTRY
+	if (!RUNNING_ON_VALGRIND) {
+		spawn.child_of_command = true;
+		pid_t pid = clone(keeper_child, keeper_stack + sizeof keeper_stack, CLONE_VM, NULL);
+
+		if (pid > 0)
+			return pid;
+		spawn.child_of_command = false; /* refused (qemu-user, a filter): as below */
+	}
+#endif
 	fflush(NULL);
 	middle = fork();
 	if (middle == 0) {
-		close(fds[1]);
-		if (fork() == 0) {
-			unsigned long long start;
-
-			/* the start time of COMMAND, read before it can end */
-			k.start = rtshim_proc_start_time(pid, &start) == 0 ? start : 0;
-			keeper_main(pid, fds[0], cfg);
-		}
+		if (fork() == 0)
+			keeper_child(NULL);
 		_exit(0);
 	}
-	close(fds[0]);
 	if (middle > 0)
 		while (waitpid(middle, &status, 0) < 0 && errno == EINTR)
 			;
+	return middle;
+}
+
+void rtrun_keeper_start(const struct rtshim_config *cfg)
+{
+	int fds[2];
+
+	if (!cfg->keep || pipe2(fds, O_CLOEXEC) < 0)
+		return;
+	spawn.pid = getpid();
+	spawn.read_fd = fds[0];
+	spawn.write_fd = fds[1];
+	spawn.log_level = cfg->log_level;
+	spawn.timeout_ms = cfg->timeout_ms;
+	if (keeper_clone() < 0)
+		close(fds[1]);
+	close(fds[0]);
 	/* fds[1] stays open until exec closes it: the keeper's signal to start */
 }

@@ -246,13 +246,19 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 	[[ ! -e $RUNDIR/rtshim/$PID_8.kept ]]
 }
 
-@test "the keeper ends with its program" {
+@test "the keeper ends with its program, in a session of its own, unseen by the program's waitpid(-1)" {
 	start_probe 8
 	kept=$(ask_thread 8 10)
 	wait_sched "$PID_8" "$kept" 'SCHED_RR|SCHED_RESET_ON_FORK 10' 10
 	keeper=$(keeper_of 8)
-	# no child of the program: its wait() never sees the keeper
-	[[ $(awk '/^PPid:/ { print $2 }' "/proc/$keeper/status") != "$PID_8" ]]
+	# a terminal's ^C is for the program alone
+	[[ $(ps -o sid= -p "$keeper") != "$(ps -o sid= -p "$PID_8")" ]]
+	# a program that waits for all its children is told at once that it has none
+	echo reap >&8
+	for ((i = 0; i < 300; i++)); do grep -q '^reap: ' "$BATS_TEST_TMPDIR/p8.out" && break; sleep 0.05; done
+	grep '^reap: ' "$BATS_TEST_TMPDIR/p8.out"
+	grep -q '^reap: reaped=0 err=ECHILD ' "$BATS_TEST_TMPDIR/p8.out"
+	[[ -d /proc/$keeper ]]
 	exec 8>&-
 	for ((i = 0; i < 200; i++)); do [[ -d /proc/$keeper ]] || break; sleep 0.05; done
 	[[ ! -d /proc/$keeper ]]

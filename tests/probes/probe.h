@@ -45,13 +45,14 @@ static inline const char *probe_errname(int e)
 	case ENOTSUP: return "ENOTSUP";
 	case EBUSY: return "EBUSY";
 	case ENOENT: return "ENOENT";
-	case ECHILD: return "ECHILD";
 	case ENOTCONN: return "ENOTCONN";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EPROTO: return "EPROTO";
 	case ENOMEM: return "ENOMEM";
 	case EIO: return "EIO";
 	case E2BIG: return "E2BIG";
+	case ECHILD: return "ECHILD";
+	case EINTR: return "EINTR";
 	default: {
 		static __thread char buf[16];
 		snprintf(buf, sizeof buf, "E%d", e);

@@ -29,6 +29,8 @@
  *   checkfill        each of those descriptors: still the same socket, exactly that one byte
  *                    queued, nothing written towards its peer
  *   exec PATH ARGS   execv (e.g. this program again)
+ *   reap             what a program that waits for all its children does: waitpid(-1) until it
+ *                    fails (SIGALRM after 10 s: EINTR); "reap: reaped=N err=E elapsed_ms=M"
  *   sleep MS         nanosleep
  *   nice N           setpriority(PRIO_PROCESS, 0, N) on the main thread, and the kernel's nice
  *   waitchild        waitpid(-1, WNOHANG): a child the program could see ("err=ECHILD": none)
@@ -365,6 +367,26 @@ static void cmd_policy(const char *pfx)
 	probe_say("%sread=%s kernel=%s", pfx, read, kernel_of(probe_gettid()));
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static void cmd_reap(const char *pfx)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	long long t0 = now_ms();
+	int reaped = 0, status, e;
+	sigaction(SIGALRM, &sa, &old); /* no SA_RESTART: the wait ends with EINTR */
+	alarm(10);
+	while (waitpid(-1, &status, 0) > 0)
+		reaped++;
+	e = errno;
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	probe_say("%sreaped=%d err=%s elapsed_ms=%lld", pfx, reaped, probe_errname(e), now_ms() - t0);
+}
+
 static int parse(const char *s, int *out)
 {
 	char *end;
@@ -422,6 +444,8 @@ int main(void)
 			cmd_waitchild(pfx);
 		else if (!strcmp(argv[0], "policy"))
 			cmd_policy(pfx);
+		else if (!strcmp(argv[0], "reap"))
+			cmd_reap(pfx);
 		else if (!strcmp(argv[0], "sleep") && !parse(argv[1], &a))
 			usleep((useconds_t)a * 1000);
 		else if (!strcmp(argv[0], "exec") && argc >= 2) {
